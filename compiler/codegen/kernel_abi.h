@@ -1,0 +1,63 @@
+/* The calling convention of mdl's compiled kernels: the contract between the code generator
+ * (which JIT-compiles them from the symbolic system) and the runtime (which calls them).
+ * Plain C so that C hosts and other languages' FFI can call kernels directly.
+ *
+ * A model has n generalized positions q with velocities v = dq/dt, k first-order states x,
+ * m holonomic constraints g(q) = 0, r vibrations with phases theta, and P parameters:
+ *
+ *     M q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,     g(q) = 0,
+ *        x' = rates(t, q, v, x, theta, p)
+ *
+ * M is diagonal (point masses and generalized coordinates with a scalar mass). Vibrations
+ * enter only through their phases theta_i = omega_i(p) * t + c_i(p), so the runtime can
+ * evaluate the force at any phase (HMM's asynchronous algorithm, stroboscopic averaging)
+ * and knows each period 2 pi / omega_i.
+ */
+#ifndef MDL_KERNEL_ABI_H
+#define MDL_KERNEL_ABI_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mdl_kernel_args {
+    double t;            /* time */
+    const double* q;     /* positions, n */
+    const double* v;     /* velocities, n */
+    const double* x;     /* first-order states, k (may be null when k == 0) */
+    const double* theta; /* vibration phases, r (may be null when r == 0) */
+    const double* p;     /* parameter values, P */
+} mdl_kernel_args;
+
+/* Every kernel writes its outputs to out[] and reads only what it needs from args.
+ * Matrices are dense and row-major. */
+typedef void (*mdl_kernel)(const mdl_kernel_args* args, double* out);
+
+typedef struct mdl_kernels {
+    unsigned n_positions;   /* n */
+    unsigned n_states;      /* k, first-order states */
+    unsigned n_constraints; /* m */
+    unsigned n_vibrations;  /* r */
+    unsigned n_parameters;  /* P */
+
+    mdl_kernel mass;        /* out[n]:   diagonal of M (depends on p only) */
+    mdl_kernel force;       /* out[n]:   f(t, q, v, x, theta, p), without constraint forces */
+    mdl_kernel rates;       /* out[k]:   x' (null when k == 0) */
+    mdl_kernel potential;   /* out[1]:   potential energy U (null when the model has none) */
+    mdl_kernel constraint;  /* out[m]:   g(q) */
+    mdl_kernel constraint_jacobian; /* out[m*n]: G = dg/dq */
+    mdl_kernel curvature;   /* out[m]:   (d/dq (G(q) v)) v, i.e. g'' = G q'' + curvature */
+    mdl_kernel force_dq;    /* out[n*n]: df/dq */
+    mdl_kernel force_dv;    /* out[n*n]: df/dv */
+    mdl_kernel phase;       /* out[r]:   theta_i(t, p) = omega_i t + c_i */
+    mdl_kernel phase_rate;  /* out[r]:   omega_i(p) */
+
+    int velocity_dependent; /* nonzero when f depends on v (dampers, velocity forces) */
+    int time_dependent;     /* nonzero when f depends on t other than through the phases */
+} mdl_kernels;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDL_KERNEL_ABI_H */
