@@ -63,8 +63,8 @@ std::string Diagnostics::render(const Diagnostic& d, bool color) const {
     const char* bold = color ? "\033[1m" : "";
     const char* reset = color ? "\033[0m" : "";
     out += fmt::format("{}{}:{}:{}: {}{}:{} {}{}{}\n", bold, f.name(), lc.line, lc.column,
-                       color ? color_of(d.severity) : "", label(d.severity), reset, bold,
-                       d.message, reset);
+                       color ? color_of(d.severity) : "", label(d.severity), reset, bold, d.message,
+                       reset);
     std::string_view line = f.line_text(lc.line);
     out += line;
     out += '\n';
