@@ -133,7 +133,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::string closest_name(const std::string& name, const std::vector<std::string>& candidates) {
     std::string best;
-    std::size_t best_d = std::max<std::size_t>(1, name.size() / 3) + 1; // a third may differ
+    // At most a third of the name may differ, so one- and two-letter names get no guesses.
+    std::size_t best_d = name.size() / 3 + 1;
     for (const std::string& c : candidates) {
         if (c == name) {
             continue;

@@ -1,0 +1,55 @@
+// mdl check FILE.mdl: parse and check a model, print its summary or its diagnostics.
+#include "check/checker.hpp"
+#include "check/summary.hpp"
+#include "commands.hpp"
+#include "parse/parser.hpp"
+
+#include <fmt/format.h>
+#include <iostream>
+
+namespace mdl::cli {
+
+namespace {
+struct CheckOptions {
+    std::vector<std::string> files;
+    bool quiet = false;
+};
+} // namespace
+
+std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& global) {
+    auto options = std::make_shared<CheckOptions>();
+    CLI::App* cmd = app.add_subcommand("check", "Check models and print their summary "
+                                                "(coordinates, bodies, constraints, parameters, "
+                                                "fast scale) or their errors");
+    cmd->add_option("files", options->files, "Model files (.mdl)")->required();
+    cmd->add_flag("-q,--quiet", options->quiet, "Print only diagnostics");
+    return [options, &global]() {
+        int status = 0;
+        for (const std::string& path : options->files) {
+            std::optional<source::SourceFile> file;
+            try {
+                file = source::SourceFile::read(path);
+            } catch (const std::exception& e) {
+                std::cerr << fmt::format("mdl: error: {}\n", e.what());
+                status = 1;
+                continue;
+            }
+            source::Diagnostics diagnostics(*file);
+            std::optional<check::CheckedModel> model;
+            if (auto ast = parse::parse_model(*file, diagnostics)) {
+                model = check::check_model(*ast, diagnostics);
+            }
+            std::cerr << diagnostics.render(global.color_enabled());
+            if (!model) {
+                status = 1;
+                continue;
+            }
+            if (!options->quiet) {
+                std::cout << fmt::format("{}: ok\n", path) << check::summary(*model);
+            }
+        }
+        return status;
+    };
+}
+
+} // namespace mdl::cli

@@ -1,0 +1,17 @@
+// The mdl subcommands: each registers its options on the CLI11 app and runs when selected.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace mdl::cli {
+
+struct GlobalOptions {
+    std::string color = "auto"; // auto, always, never
+    bool color_enabled() const;
+};
+
+// Returns the function that runs the subcommand (its exit code) once options are parsed.
+std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& global);
+
+} // namespace mdl::cli

@@ -1,0 +1,37 @@
+// mdl: compile and simulate mechanical models written in the .mdl language.
+#include "commands.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+namespace mdl::cli {
+bool GlobalOptions::color_enabled() const {
+    if (color == "always") {
+        return true;
+    }
+    if (color == "never") {
+        return false;
+    }
+    return isatty(fileno(stderr)) != 0 && std::getenv("NO_COLOR") == nullptr;
+}
+} // namespace mdl::cli
+
+int main(int argc, char** argv) {
+    CLI::App app{"mdl: compile and simulate mechanical models with fast vibrations", "mdl"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "mdl 0.1.0");
+    mdl::cli::GlobalOptions global;
+    app.add_option("--color", global.color, "Colour diagnostics: auto, always or never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    auto run_check = mdl::cli::add_check_command(app, global);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    if (app.got_subcommand("check")) {
+        return run_check();
+    }
+    return 2;
+}

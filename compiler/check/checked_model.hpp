@@ -1,0 +1,215 @@
+// The checked model: every name resolved, every declaration validated, the system known to be
+// square. It is what the symbolic stage builds on; nothing here refers to the AST.
+#pragma once
+
+#include "source/source_file.hpp"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdl::check {
+
+using source::Range;
+
+enum class Function {
+    sin,
+    cos,
+    tan,
+    exp,
+    log,
+    sqrt,
+    abs,
+    atan2,
+    sinh,
+    cosh,
+    tanh,
+    asin,
+    acos,
+    atan,
+    pow
+};
+const char* to_string(Function f);
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+// A resolved expression. Leaves refer to the model's tables by index.
+struct Expr {
+    enum class Kind {
+        number,
+        parameter, // parameters[index]
+        position,  // positions[index]
+        velocity,  // velocity of positions[index]
+        state,     // states[index] (first-order)
+        time,
+        phase,     // the phase variable of vibrations[index], inside its value only
+        vibration, // the value of vibrations[index] at the current time
+        negate,
+        add,
+        sub,
+        mul,
+        div,
+        pow,
+        call
+    };
+    Kind kind = Kind::number;
+    double value = 0;        // number
+    std::uint32_t index = 0; // parameter, position, velocity, state, phase, vibration
+    Function function = Function::sin;
+    std::vector<ExprPtr> args; // operands of operators and calls
+    Range range;
+};
+
+ExprPtr number(double value, Range range = {});
+ExprPtr binary(Expr::Kind kind, ExprPtr lhs, ExprPtr rhs, Range range = {});
+
+struct Parameter {
+    std::string name;
+    ExprPtr value;
+    double default_value = 0; // value evaluated with every parameter at its default
+    std::string description;
+    Range range;
+};
+
+// One generalized position: a `coordinate`, or one component (x, y, z) of a body.
+struct Position {
+    std::string name;          // "q" or "b1.x"
+    std::string velocity_name; // "der(q)" or "b1.vx"
+    ExprPtr mass;              // the body's m, the coordinate's m, or its equation's factor
+    ExprPtr start;             // position at the start time
+    ExprPtr velocity_start;
+    int body = -1; // index into bodies, or -1 for a coordinate
+    int axis = 0;  // 0, 1, 2 for x, y, z of a body
+    Range range;
+};
+
+struct State { // a first-order variable: der(x) = rate
+    std::string name;
+    ExprPtr start;
+    ExprPtr rate;
+    std::string description;
+    Range range;
+};
+
+struct Body {
+    std::string name;
+    ExprPtr mass;
+    std::array<int, 3> position{-1, -1, -1}; // index of the x, y, z positions, -1 if absent
+    std::string description;
+    Range range;
+};
+
+struct Anchor {
+    std::string name;
+    std::array<ExprPtr, 3> coordinate; // x, y, z (number 0 where not given)
+    Range range;
+};
+
+struct Endpoint {
+    bool is_anchor = false;
+    std::uint32_t index = 0; // into bodies or anchors
+};
+
+struct Spring {
+    std::string name;
+    Endpoint a, b;
+    ExprPtr stiffness;   // k
+    ExprPtr rest_length; // length (number 0 when not given: a linear spring)
+    bool fast = false;
+    ExprPtr fast_omega; // stated by fast(omega = ...), else null
+    Range range;
+};
+
+struct Damper {
+    std::string name;
+    Endpoint a, b;
+    ExprPtr coefficient; // c
+    Range range;
+};
+
+struct Potential {
+    std::string name;
+    ExprPtr value;
+    Range range;
+};
+
+// A generalized force on some positions: a coordinate (one component) or a body (one per axis).
+struct Force {
+    std::string name;
+    std::vector<std::uint32_t> positions;
+    std::vector<ExprPtr> components;
+    Range range;
+};
+
+struct Gravity {
+    std::string name;
+    std::array<ExprPtr, 3> acceleration; // x, y, z components of the field
+    Range range;
+};
+
+struct Constraint {
+    std::string name;
+    ExprPtr residual; // lhs - rhs, zero on the constraint manifold
+    Range range;
+};
+
+// A fast periodic forcing: value(theta) with theta = omega * time + offset.
+struct Vibration {
+    std::string name;
+    std::string phase_name;
+    ExprPtr phase;    // the affine phase expression in time and parameters
+    ExprPtr value;    // in terms of Expr::Kind::phase
+    double omega = 0; // d(phase)/dt with default parameter values
+    Range range;
+};
+
+// An explicit second-order equation: mass * der(der(q)) = rhs.
+struct Equation {
+    std::uint32_t position = 0;
+    ExprPtr rhs;
+    Range range;
+};
+
+struct FastScale {
+    std::string source; // "vibration a" or "spring s2"
+    double omega = 0;   // rad per unit time, with default parameter values
+};
+
+struct ExperimentSetting {
+    ExprPtr value;    // numeric settings
+    std::string text; // string settings (method = "hmm")
+    bool is_text = false;
+    Range range;
+};
+
+struct CheckedModel {
+    std::string name;
+    std::string description;
+    std::string file;
+
+    std::vector<Parameter> parameters;
+    std::vector<std::uint32_t> parameter_order; // evaluation order (dependencies first)
+    std::vector<Position> positions;
+    std::vector<State> states;
+    std::vector<Body> bodies;
+    std::vector<Anchor> anchors;
+    std::vector<Spring> springs;
+    std::vector<Damper> dampers;
+    std::vector<Potential> potentials;
+    std::vector<Force> forces;
+    std::vector<Gravity> gravity;
+    std::vector<Constraint> constraints;
+    std::vector<Vibration> vibrations;
+    std::vector<Equation> equations;
+    std::map<std::string, ExperimentSetting> experiment;
+    std::vector<FastScale> fast_scales;
+
+    std::vector<double> default_parameters() const;
+};
+
+} // namespace mdl::check

@@ -1,0 +1,159 @@
+#include "check/summary.hpp"
+
+#include "check/evaluate.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace mdl::check {
+
+namespace {
+
+int precedence(const Expr& e) {
+    switch (e.kind) {
+    case Expr::Kind::add:
+    case Expr::Kind::sub:
+        return 1;
+    case Expr::Kind::mul:
+    case Expr::Kind::div:
+        return 2;
+    case Expr::Kind::negate:
+        return 3;
+    case Expr::Kind::pow:
+        return 4;
+    default:
+        return 5;
+    }
+}
+
+std::string source_of(const Expr& e, const CheckedModel& m, int context) {
+    using K = Expr::Kind;
+    std::string s;
+    switch (e.kind) {
+    case K::number:
+        s = fmt::format("{}", e.value);
+        break;
+    case K::parameter:
+        s = m.parameters[e.index].name;
+        break;
+    case K::position:
+        s = m.positions[e.index].name;
+        break;
+    case K::velocity:
+        s = m.positions[e.index].velocity_name;
+        break;
+    case K::state:
+        s = m.states[e.index].name;
+        break;
+    case K::time:
+        s = "time";
+        break;
+    case K::phase:
+        s = m.vibrations[e.index].phase_name;
+        break;
+    case K::vibration:
+        s = m.vibrations[e.index].name;
+        break;
+    case K::negate:
+        s = "-" + source_of(*e.args[0], m, 3);
+        break;
+    case K::call: {
+        s = std::string(to_string(e.function)) + "(";
+        for (std::size_t i = 0; i < e.args.size(); ++i) {
+            s += (i ? ", " : "") + source_of(*e.args[i], m, 0);
+        }
+        s += ")";
+        break;
+    }
+    default: {
+        static constexpr const char* ops[] = {" + ", " - ", "*", "/", "^"};
+        int p = precedence(e);
+        int index = static_cast<int>(e.kind) - static_cast<int>(K::add);
+        // Left-associative operators need parentheses on the right at equal precedence, '^'
+        // on the left.
+        bool right_assoc = e.kind == K::pow;
+        s = source_of(*e.args[0], m, right_assoc ? p + 1 : p) + ops[index] +
+            source_of(*e.args[1], m, right_assoc ? p : p + 1);
+        break;
+    }
+    }
+    return precedence(e) < context ? "(" + s + ")" : s;
+}
+
+} // namespace
+
+std::string to_source(const Expr& e, const CheckedModel& model) {
+    return source_of(e, model, 0);
+}
+
+std::string summary(const CheckedModel& m) {
+    auto params = m.default_parameters();
+    Values values(params);
+    auto num = [&](const ExprPtr& e) {
+        return e ? evaluate(*e, values) : 0.0;
+    };
+    std::string out =
+        fmt::format("model {}{}\n", m.name, m.description.empty() ? "" : ": " + m.description);
+
+    out += fmt::format("  positions ({}):\n", m.positions.size());
+    for (const auto& p : m.positions) {
+        out += fmt::format("    {:<12} mass {:<10g} start {:<10g} velocity {:g}\n", p.name,
+                           num(p.mass), num(p.start), num(p.velocity_start));
+    }
+    if (!m.states.empty()) {
+        out += fmt::format("  first-order states ({}):\n", m.states.size());
+        for (const auto& s : m.states) {
+            out += fmt::format("    {:<12} start {:g}\n", s.name, num(s.start));
+        }
+    }
+    if (!m.bodies.empty()) {
+        out += fmt::format("  bodies ({}):", m.bodies.size());
+        for (const auto& b : m.bodies) {
+            out += " " + b.name;
+        }
+        out += "\n";
+    }
+    auto list = [&](const char* label, const auto& items) {
+        if (items.empty()) {
+            return;
+        }
+        out += fmt::format("  {} ({}):", label, items.size());
+        for (const auto& x : items) {
+            out += " " + x.name;
+        }
+        out += "\n";
+    };
+    list("anchors", m.anchors);
+    list("springs", m.springs);
+    list("dampers", m.dampers);
+    list("potentials", m.potentials);
+    list("forces", m.forces);
+    list("gravity", m.gravity);
+    out += fmt::format("  constraints ({}):\n", m.constraints.size());
+    for (const auto& c : m.constraints) {
+        out += fmt::format("    {}: {} = 0\n", c.name, to_source(*c.residual, m));
+    }
+    out += fmt::format("  parameters ({}):\n", m.parameters.size());
+    for (const auto& p : m.parameters) {
+        out += fmt::format("    {:<12} = {:<12g}{}\n", p.name, p.default_value,
+                           p.description.empty() ? "" : " " + p.description);
+    }
+    if (m.fast_scales.empty()) {
+        out += "  fast scale: none\n";
+    }
+    for (const auto& f : m.fast_scales) {
+        out += fmt::format("  fast scale: {}, omega = {:g} rad/s, period {:g}\n", f.source, f.omega,
+                           2 * M_PI / f.omega);
+    }
+    if (!m.experiment.empty()) {
+        out += "  experiment:";
+        for (const auto& [key, s] : m.experiment) {
+            out += s.is_text ? fmt::format(" {} = \"{}\"", key, s.text)
+                             : fmt::format(" {} = {:g}", key, num(s.value));
+        }
+        out += "\n";
+    }
+    return out;
+}
+
+} // namespace mdl::check
