@@ -83,9 +83,11 @@ public:
     Builder(const source::SourceFile& file, source::Diagnostics& diagnostics)
         : file_(file), diagnostics_(diagnostics) {}
 
+    // Byte offsets straight from the node's iterators: node.begin() would also copy the
+    // input's source name, which does not outlive the per-statement input.
     static Range range(const Node& n) {
-        return {static_cast<std::uint32_t>(n.begin().byte),
-                static_cast<std::uint32_t>(n.end().byte)};
+        return {static_cast<std::uint32_t>(n.m_begin.byte),
+                static_cast<std::uint32_t>(n.m_end.byte)};
     }
     static ast::Identifier identifier(const Node& n) { return {n.string(), range(n)}; }
 
@@ -395,10 +397,14 @@ public:
     }
 
 private:
-    pegtl::memory_input<> input_at(std::uint32_t pos) const {
+    // An input over the rest of the file that counts bytes from the file's start. Its source
+    // name is a pointer to the file's own name, which outlives every parse tree node.
+    using Input = pegtl::memory_input<pegtl::tracking_mode::eager, pegtl::eol::lf_crlf,
+                                      const char*>;
+    Input input_at(std::uint32_t pos) const {
         source::LineColumn lc = file_.line_column(pos);
-        return pegtl::memory_input<>(text_.data() + pos, text_.data() + text_.size(), file_.name(),
-                                     pos, lc.line, lc.column);
+        return Input(text_.data() + pos, text_.data() + text_.size(), file_.name().c_str(), pos,
+                     lc.line, lc.column);
     }
 
     template <typename Rule>
