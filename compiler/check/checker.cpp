@@ -57,7 +57,8 @@ struct Context {
     bool states = false;
     bool time = false;
     bool vibrations = false;
-    int phase_of = -1; // vibration whose phase variable is in scope
+    bool body_masses = true; // b.m (not in parameter values and masses)
+    int phase_of = -1;       // vibration whose phase variable is in scope
     std::string phase_name;
 };
 
@@ -142,6 +143,7 @@ public:
         }
         declare_names();
         check_parameters();
+        resolve_body_masses();
         for (std::size_t i = 0; i < m_.components.size(); ++i) {
             check_component(m_.components[i], component_index_[i]);
         }
@@ -540,6 +542,10 @@ private:
                 }
             }
             if (member.text == "m") {
+                if (!ctx.body_masses) {
+                    not_allowed(range, ctx, fmt::format("the mass of body '{}'", owner));
+                    return nullptr;
+                }
                 if (!b.mass) {
                     return nullptr; // the body's own error was reported
                 }
@@ -591,7 +597,9 @@ private:
                                                    p.name.text, p.name.text));
                 continue;
             }
-            auto value = resolve(*p.value, parameter_context("a parameter's value"));
+            Context ctx("a parameter's value");
+            ctx.body_masses = false; // masses are defined by parameters, not the other way
+            auto value = resolve(*p.value, ctx);
             if (!value) {
                 continue;
             }
@@ -808,12 +816,28 @@ private:
         }
     }
 
+    // Body masses are resolved before any other declaration, so that `b.m` can be used in
+    // start values, potentials and forces wherever the body is declared.
+    void resolve_body_masses() {
+        for (std::size_t ci = 0; ci < m_.components.size(); ++ci) {
+            const ast::Component& c = m_.components[ci];
+            if (c.kind != ComponentKind::body) {
+                continue;
+            }
+            for (const auto& a : c.arguments) {
+                if (a.modifier && a.modifier->name.text == "m" && a.modifier->value) {
+                    Context ctx("a mass");
+                    ctx.body_masses = false; // a mass given by another body's mass: circular
+                    out_.bodies[component_index_[ci]].mass = resolve(*a.modifier->value, ctx);
+                }
+            }
+        }
+    }
+
     void check_body(const ast::Component& c, std::uint32_t index) {
         auto mods = modifiers_of(c, {"m"}, {"x", "y", "z", "vx", "vy", "vz"}, false);
         Body& b = out_.bodies[index];
-        if (auto m = mods.get("m")) {
-            b.mass = resolve(*m->value, parameter_context("a mass"));
-        } else {
+        if (!mods.get("m")) {
             d_.error(c.name.range,
                      fmt::format("body '{}' needs a mass: add 'm = ...'", c.name.text));
         }

@@ -80,8 +80,7 @@ using Node = pegtl::parse_tree::node;
 
 class Builder {
 public:
-    Builder(const source::SourceFile& file, source::Diagnostics& diagnostics)
-        : file_(file), diagnostics_(diagnostics) {}
+    explicit Builder(source::Diagnostics& diagnostics) : diagnostics_(diagnostics) {}
 
     // Byte offsets straight from the node's iterators: node.begin() would also copy the
     // input's source name, which does not outlive the per-statement input.
@@ -317,7 +316,6 @@ public:
     }
 
 private:
-    const source::SourceFile& file_;
     source::Diagnostics& diagnostics_;
 };
 
@@ -326,7 +324,7 @@ private:
 class Parser {
 public:
     Parser(const source::SourceFile& file, source::Diagnostics& diagnostics)
-        : file_(file), text_(file.text()), diagnostics_(diagnostics), builder_(file, diagnostics) {}
+        : file_(file), text_(file.text()), diagnostics_(diagnostics), builder_(diagnostics) {}
 
     std::optional<ast::Model> run() {
         std::size_t errors_before = diagnostics_.error_count();
@@ -399,8 +397,8 @@ public:
 private:
     // An input over the rest of the file that counts bytes from the file's start. Its source
     // name is a pointer to the file's own name, which outlives every parse tree node.
-    using Input = pegtl::memory_input<pegtl::tracking_mode::eager, pegtl::eol::lf_crlf,
-                                      const char*>;
+    using Input =
+        pegtl::memory_input<pegtl::tracking_mode::eager, pegtl::eol::lf_crlf, const char*>;
     Input input_at(std::uint32_t pos) const {
         source::LineColumn lc = file_.line_column(pos);
         return Input(text_.data() + pos, text_.data() + text_.size(), file_.name().c_str(), pos,

@@ -169,3 +169,16 @@ end K;)");
     CHECK(s.find("method = \"hmm\"") != std::string::npos);
     CHECK(s.find("StopTime = 1") != std::string::npos);
 }
+
+TEST_CASE("a body's mass can be used before the body is declared") {
+    Checked c(R"(model B
+  coordinate q(start = b.m, m = 1);
+  potential U = b.m*q^2;
+  body b(m = 2, x(start = b.m));
+end B;)");
+    INFO(c.diagnostics.render());
+    REQUIRE(c.model);
+    CHECK(c.value(c.model->positions[0].start) == 2);
+    CHECK(c.value(c.model->positions[1].start) == 2);
+    CHECK(c.value(c.model->positions[1].mass) == 2);
+}
