@@ -51,6 +51,7 @@ struct VectorLiteral {
 struct Expr {
     Range range;
     std::variant<Number, NameRef, Negate, Binary, Call, VectorLiteral> node;
+    std::uint32_t depth = 1; // height of the tree below and including this node
 
     template <typename T>
     const T* as() const {

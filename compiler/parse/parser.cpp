@@ -105,6 +105,49 @@ public:
         return out;
     }
 
+    // Sets the node's depth from its children's and enforces max_tree_depth, reporting once
+    // per expression and cutting the tree there.
+    ast::ExprPtr finish(ast::ExprPtr e) {
+        std::uint32_t below = 0;
+        auto visit = [&](const ast::ExprPtr& child) {
+            if (child) {
+                below = std::max(below, child->depth);
+            }
+        };
+        if (auto* u = std::get_if<ast::Negate>(&e->node)) {
+            visit(u->operand);
+        } else if (auto* b = std::get_if<ast::Binary>(&e->node)) {
+            visit(b->lhs);
+            visit(b->rhs);
+        } else if (auto* c = std::get_if<ast::Call>(&e->node)) {
+            for (const auto& a : c->args) {
+                visit(a);
+            }
+        } else if (auto* v = std::get_if<ast::VectorLiteral>(&e->node)) {
+            for (const auto& x : v->elements) {
+                visit(x);
+            }
+        }
+        e->depth = below + 1;
+        if (e->depth > max_tree_depth) {
+            if (!too_deep_reported_) {
+                diagnostics_.error(e->range,
+                                   fmt::format("expression too complex: its tree is more than {} "
+                                               "levels deep; split it, e.g. with parameters",
+                                               max_tree_depth));
+                too_deep_reported_ = true;
+            }
+            auto cut = std::make_unique<ast::Expr>();
+            cut->range = e->range;
+            cut->node = ast::Number{0};
+            return cut;
+        }
+        return e;
+    }
+
+    // Each statement may report its own over-deep expression.
+    void next_statement() { too_deep_reported_ = false; }
+
     ast::ExprPtr expr(const Node& n) {
         auto e = std::make_unique<ast::Expr>();
         e->range = range(n);
@@ -121,7 +164,7 @@ public:
             auto rhs = expr(*n.children[2]);
             e->node = ast::Binary{ast::BinaryOp::pow, std::move(lhs), std::move(rhs),
                                   range(*n.children[1])};
-            return e;
+            return finish(std::move(e));
         }
         if (n.is_type<g::paren_expr>()) {
             auto inner = expr(*n.children[0]);
@@ -130,7 +173,7 @@ public:
         }
         if (n.is_type<g::negate>()) {
             e->node = ast::Negate{expr(*n.children[0])};
-            return e;
+            return finish(std::move(e));
         }
         if (n.is_type<g::unary_plus>()) {
             auto inner = expr(*n.children[0]);
@@ -155,7 +198,7 @@ public:
                 call.args.push_back(expr(*n.children[i]));
             }
             e->node = std::move(call);
-            return e;
+            return finish(std::move(e));
         }
         if (n.is_type<g::vector_literal>()) {
             ast::VectorLiteral v;
@@ -163,7 +206,7 @@ public:
                 v.elements.push_back(expr(*c));
             }
             e->node = std::move(v);
-            return e;
+            return finish(std::move(e));
         }
         throw std::logic_error("parser: unexpected node " + std::string(n.type));
     }
@@ -182,7 +225,7 @@ public:
             auto e = std::make_unique<ast::Expr>();
             e->range = {lhs->range.begin, rhs->range.end};
             e->node = ast::Binary{bop, std::move(lhs), std::move(rhs), range(op)};
-            lhs = std::move(e);
+            lhs = finish(std::move(e));
         }
         return lhs;
     }
@@ -192,6 +235,9 @@ public:
         errno = 0;
         double v = std::strtod(text.c_str(), nullptr);
         if (std::isinf(v)) {
+            if (text.size() > 24) {
+                text = text.substr(0, 20) + "...";
+            }
             diagnostics_.error(range(n), fmt::format("number '{}' is too large for a Real", text));
         }
         return v;
@@ -317,6 +363,7 @@ public:
 
 private:
     source::Diagnostics& diagnostics_;
+    bool too_deep_reported_ = false;
 };
 
 // ---- Statement-level driver with recovery --------------------------------------------------
@@ -425,6 +472,7 @@ private:
     bool statement(std::uint32_t& pos, std::unique_ptr<Node>& tree) {
         auto in = input_at(pos);
         expression_depth = 0;
+        builder_.next_statement();
         try {
             tree = pegtl::parse_tree::parse<Rule, selector, pegtl::nothing, control>(in);
             if (tree) {

@@ -9,8 +9,11 @@
 
 namespace mdl::parse {
 
-// Limits that keep hostile input from exhausting the stack.
+// Limits that keep hostile input from exhausting the stack: the grammar's nesting, and the
+// height of an expression tree (a chain a + b + c + ... is as deep as it is long), which every
+// later stage walks recursively.
 inline constexpr int max_expression_depth = 256;
+inline constexpr std::uint32_t max_tree_depth = 1000;
 
 // Returns the model when the text has no syntax error; otherwise nullopt, with every error
 // found reported to `diagnostics`.

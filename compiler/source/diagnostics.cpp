@@ -66,19 +66,31 @@ std::string Diagnostics::render(const Diagnostic& d, bool color) const {
                        color ? color_of(d.severity) : "", label(d.severity), reset, bold, d.message,
                        reset);
     std::string_view line = f.line_text(lc.line);
-    out += line;
-    out += '\n';
-    // The caret line repeats the tabs of the source line so the caret lands under the column.
-    std::string marker;
     std::uint32_t col0 = lc.column - 1;
-    for (std::uint32_t i = 0; i < col0 && i < line.size(); ++i) {
-        marker += line[i] == '\t' ? '\t' : ' ';
+    // A very long line is shown as a window around the caret, as clang does.
+    constexpr std::uint32_t window = 120;
+    std::string shown;
+    if (line.size() > window) {
+        std::uint32_t from = col0 > window / 2 ? col0 - window / 2 : 0;
+        shown = (from > 0 ? "..." : "") + std::string(line.substr(from, window));
+        col0 = col0 - from + (from > 0 ? 3 : 0);
+        if (from + window < line.size()) {
+            shown += "...";
+        }
+    } else {
+        shown = line;
+    }
+    out += shown;
+    out += '\n';
+    // The caret line repeats the tabs of the source line so the caret lands under the column,
+    // then underlines the rest of the range while it stays on the shown line.
+    std::string marker;
+    for (std::uint32_t i = 0; i < col0 && i < shown.size(); ++i) {
+        marker += shown[i] == '\t' ? '\t' : ' ';
     }
     marker += '^';
-    // Underline the rest of the range while it stays on this line.
-    std::uint32_t line_end_offset = d.range.begin - col0 + static_cast<std::uint32_t>(line.size());
-    std::uint32_t end = std::min(d.range.end, line_end_offset);
-    for (std::uint32_t o = d.range.begin + 1; o < end; ++o) {
+    std::uint32_t length = d.range.end > d.range.begin ? d.range.end - d.range.begin : 1;
+    for (std::uint32_t c = col0 + 1; c < col0 + length && c < shown.size(); ++c) {
         marker += '~';
     }
     out += color ? fmt::format("\033[1;32m{}\033[0m\n", marker) : marker + "\n";

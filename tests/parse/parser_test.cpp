@@ -207,3 +207,28 @@ TEST_CASE("deep nesting is an error, not a stack overflow") {
     REQUIRE_FALSE(q.model);
     CHECK(q.errors().find("nested too deeply") != std::string::npos);
 }
+
+TEST_CASE("an operator chain is as deep as it is long: bounded, with one error") {
+    auto sum = [](int terms) {
+        std::string s = "1";
+        for (int i = 1; i < terms; ++i) {
+            s += "+1";
+        }
+        return s;
+    };
+    Parsed ok("model M parameter Real a = " + sum(static_cast<int>(parse::max_tree_depth)) +
+              "; end M;");
+    CHECK(ok.model);
+    Parsed deep("model M parameter Real a = " + sum(200000) + "; parameter Real b = " + sum(5000) +
+                "; end M;");
+    REQUIRE_FALSE(deep.model);
+    CHECK(deep.diagnostics.error_count() == 2); // one per statement, not one per level
+    CHECK(deep.errors().find("expression too complex") != std::string::npos);
+}
+
+TEST_CASE("a huge literal is quoted shortened in its error") {
+    Parsed p("model M parameter Real a = 1" + std::string(100000, '0') + "; end M;");
+    REQUIRE_FALSE(p.model);
+    CHECK(p.diagnostics.all().at(0).message ==
+          "number '10000000000000000000...' is too large for a Real");
+}

@@ -49,3 +49,16 @@ TEST_CASE("closest_name suggests near misses only") {
     CHECK(closest_name("vmx", {"vmax", "g"}) == "vmax");
     CHECK(closest_name("zzz", {"omega", "g"}).empty());
 }
+
+TEST_CASE("a very long line is shown as a window around the caret") {
+    std::string text = std::string(300, 'a') + "BAD" + std::string(300, 'b');
+    SourceFile f("long.mdl", text);
+    Diagnostics d(f);
+    d.error({300, 303}, "here");
+    std::string out = d.render();
+    // The caret line is as long as the window's prefix up to the caret, not 300 columns.
+    std::string expected_line = "..." + std::string(60, 'a') + "BAD" + std::string(57, 'b') + "...";
+    std::string expected_marker = std::string(63, ' ') + "^~~";
+    CHECK(out == "long.mdl:1:301: error: here\n" + expected_line + "\n" + expected_marker +
+                     "\n1 error generated.\n");
+}
