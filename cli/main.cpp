@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
     app.add_option("--color", global.color, "Colour diagnostics: auto, always or never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     auto run_check = mdl::cli::add_check_command(app, global);
+    auto run_compile = mdl::cli::add_compile_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -32,6 +33,9 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("check")) {
         return run_check();
+    }
+    if (app.got_subcommand("compile")) {
+        return run_compile();
     }
     return 2;
 }

@@ -1,0 +1,144 @@
+// mdl.h over the C++ API: exceptions become return codes and malloc'ed messages.
+#include "mdl.h"
+
+#include "mdl/compiled_model.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <optional>
+
+struct mdl_model {
+    mdl::CompiledModel model;
+};
+
+namespace {
+
+void store(char** error, const char* message) {
+    if (error == nullptr) {
+        return;
+    }
+    std::size_t n = std::strlen(message) + 1;
+    *error = static_cast<char*>(std::malloc(n));
+    if (*error != nullptr) {
+        std::memcpy(*error, message, n);
+    }
+}
+
+template <typename Compile>
+mdl_model* guarded(Compile compile, char** error) {
+    try {
+        return new mdl_model{compile()};
+    } catch (const std::bad_alloc&) {
+        store(error, "mdl: error: out of memory\n");
+    } catch (const std::exception& e) {
+        store(error, e.what());
+    }
+    return nullptr;
+}
+
+const char* name_at(const std::vector<std::string>& names, size_t i) {
+    return i < names.size() ? names[i].c_str() : nullptr;
+}
+
+} // namespace
+
+extern "C" {
+
+mdl_model* mdl_compile_file(const char* path, char** error) {
+    return guarded([&] { return mdl::compile_file(path); }, error);
+}
+
+mdl_model* mdl_compile_string(const char* source, const char* name, char** error) {
+    return guarded([&] { return mdl::compile(source, name ? name : "<model>"); }, error);
+}
+
+void mdl_free(mdl_model* model) {
+    delete model;
+}
+void mdl_free_string(char* text) {
+    std::free(text);
+}
+
+const char* mdl_model_name(const mdl_model* m) {
+    return m->model.name().c_str();
+}
+size_t mdl_n_positions(const mdl_model* m) {
+    return m->model.sizes().positions;
+}
+size_t mdl_n_states(const mdl_model* m) {
+    return m->model.sizes().states;
+}
+size_t mdl_n_constraints(const mdl_model* m) {
+    return m->model.sizes().constraints;
+}
+size_t mdl_n_vibrations(const mdl_model* m) {
+    return m->model.sizes().vibrations;
+}
+size_t mdl_n_parameters(const mdl_model* m) {
+    return m->model.sizes().parameters;
+}
+const char* mdl_position_name(const mdl_model* m, size_t i) {
+    return name_at(m->model.position_names(), i);
+}
+const char* mdl_state_name(const mdl_model* m, size_t i) {
+    return name_at(m->model.state_names(), i);
+}
+const char* mdl_constraint_name(const mdl_model* m, size_t i) {
+    return name_at(m->model.constraint_names(), i);
+}
+const char* mdl_parameter_name(const mdl_model* m, size_t i) {
+    return name_at(m->model.parameter_names(), i);
+}
+
+int mdl_set_parameter(mdl_model* m, const char* name, double value, char** error) {
+    try {
+        m->model.set_parameter(name, value);
+        return 0;
+    } catch (const std::exception& e) {
+        store(error, e.what());
+        return 1;
+    }
+}
+
+int mdl_get_parameter(const mdl_model* m, const char* name, double* value) {
+    try {
+        *value = m->model.parameter(name);
+        return 0;
+    } catch (const std::exception&) {
+        return 1;
+    }
+}
+
+const double* mdl_parameters(const mdl_model* m) {
+    return m->model.parameters().data();
+}
+
+void mdl_start(const mdl_model* m, double* q, double* v, double* x) {
+    auto copy = [](const std::vector<double>& from, double* to) {
+        if (to != nullptr && !from.empty()) {
+            std::memcpy(to, from.data(), from.size() * sizeof(double));
+        }
+    };
+    copy(m->model.start_positions(), q);
+    copy(m->model.start_velocities(), v);
+    copy(m->model.start_states(), x);
+}
+
+void mdl_phases(const mdl_model* m, double t, double* theta) {
+    auto phases = m->model.phases(t);
+    if (!phases.empty()) {
+        std::memcpy(theta, phases.data(), phases.size() * sizeof(double));
+    }
+}
+
+const mdl_kernels* mdl_kernels_of(const mdl_model* m) {
+    return &m->model.kernels();
+}
+
+mdl_kernel_args mdl_args(const mdl_model* m, double t, const double* q, const double* v,
+                         const double* x, const double* theta) {
+    return m->model.args(t, q, v, x, theta);
+}
+
+} // extern "C"

@@ -1,0 +1,378 @@
+#include "mdl/compiled_model.hpp"
+
+#include "check/checker.hpp"
+#include "check/evaluate.hpp"
+#include "codegen/compiled_kernels.hpp"
+#include "parse/parser.hpp"
+#include "symbolic/equations_of_motion.hpp"
+#include "symbolic/parity.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fmt/format.h>
+#include <optional>
+
+namespace mdl {
+
+struct CompiledModel::State {
+    check::CheckedModel checked;
+    symbolic::System system;
+    codegen::CompiledKernels compiled;
+    std::vector<double> parameters;
+    std::vector<bool> fixed; // set by the host: not recomputed from their expressions
+    std::vector<std::string> position_names, velocity_names, state_names, constraint_names,
+        vibration_names, parameter_names;
+    Timings timings;
+
+    check::Values values() const { return check::Values(parameters); }
+    double evaluate(const check::ExprPtr& e) const { return check::evaluate(*e, values()); }
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+[[noreturn]] void fail(const source::Diagnostics& diagnostics) {
+    std::vector<std::string> messages;
+    const auto& file = diagnostics.file();
+    for (const auto& d : diagnostics.all()) {
+        auto lc = file.line_column(d.range.begin);
+        const char* severity = d.severity == source::Severity::error     ? "error"
+                               : d.severity == source::Severity::warning ? "warning"
+                                                                         : "note";
+        messages.push_back(
+            fmt::format("{}:{}:{}: {}: {}", file.name(), lc.line, lc.column, severity, d.message));
+    }
+    throw CompileError(diagnostics.render(), std::move(messages));
+}
+
+[[noreturn]] void fail(const std::string& file, const std::string& message) {
+    std::string line = fmt::format("{}: error: {}", file, message);
+    throw CompileError(line + "\n", {line});
+}
+
+// The parameters after recomputing every one not fixed, in dependency order.
+std::vector<double> recompute(const check::CheckedModel& model, std::vector<double> values,
+                              const std::vector<bool>& fixed) {
+    for (std::uint32_t i : model.parameter_order) {
+        if (!fixed[i]) {
+            values[i] = check::evaluate(*model.parameters[i].value, check::Values(values));
+        }
+    }
+    return values;
+}
+
+} // namespace
+
+CompiledModel compile(std::string_view source_text, std::string_view name,
+                      const CompileOptions& options) {
+    auto start = Clock::now();
+    source::SourceFile file{std::string(name), std::string(source_text)};
+    source::Diagnostics diagnostics(file);
+    auto ast = parse::parse_model(file, diagnostics);
+    std::optional<check::CheckedModel> checked;
+    if (ast) {
+        checked = check::check_model(*ast, diagnostics);
+    }
+    if (!checked) {
+        fail(diagnostics);
+    }
+    CompiledModel::Timings timings;
+    timings.frontend_ms = ms_since(start);
+
+    auto symbolic_start = Clock::now();
+    std::optional<symbolic::System> system;
+    try {
+        system.emplace(symbolic::equations_of_motion(
+            *checked,
+            options.node_limit ? options.node_limit : symbolic::ExprPool::default_node_limit));
+    } catch (const symbolic::ExpressionTooLarge& e) {
+        fail(std::string(name), std::string("the derived equations are too large: ") + e.what());
+    }
+    timings.symbolic_ms = ms_since(symbolic_start);
+
+    auto codegen_start = Clock::now();
+    codegen::CodegenOptions codegen_options;
+    codegen_options.opt_level = static_cast<codegen::OptLevel>(std::clamp(options.opt_level, 0, 3));
+    codegen_options.fast_math = options.fast_math;
+    codegen_options.keep_ir = options.keep_ir;
+    std::optional<codegen::CompiledKernels> compiled;
+    try {
+        compiled.emplace(codegen::CompiledKernels::compile(*system, codegen_options));
+    } catch (const std::exception& e) {
+        fail(std::string(name), std::string("code generation failed: ") + e.what());
+    }
+    timings.codegen_ms = ms_since(codegen_start);
+    timings.total_ms = ms_since(start);
+
+    auto state =
+        std::unique_ptr<CompiledModel::State>(new CompiledModel::State{std::move(*checked),
+                                                                       std::move(*system),
+                                                                       std::move(*compiled),
+                                                                       {},
+                                                                       {},
+                                                                       {},
+                                                                       {},
+                                                                       {},
+                                                                       {},
+                                                                       {},
+                                                                       {},
+                                                                       timings});
+    const auto& m = state->checked;
+    state->parameters = m.default_parameters();
+    state->fixed.assign(m.parameters.size(), false);
+    for (const auto& p : m.positions) {
+        state->position_names.push_back(p.name);
+        state->velocity_names.push_back(p.velocity_name);
+    }
+    for (const auto& s : m.states) {
+        state->state_names.push_back(s.name);
+    }
+    for (const auto& c : m.constraints) {
+        state->constraint_names.push_back(c.name);
+    }
+    for (const auto& v : m.vibrations) {
+        state->vibration_names.push_back(v.name);
+    }
+    for (const auto& p : m.parameters) {
+        state->parameter_names.push_back(p.name);
+    }
+    return CompiledModel(std::move(state));
+}
+
+CompiledModel compile_file(const std::string& path, const CompileOptions& options) {
+    std::optional<source::SourceFile> file;
+    try {
+        file = source::SourceFile::read(path);
+    } catch (const std::exception& e) {
+        fail("mdl", e.what());
+    }
+    return compile(file->text(), path, options);
+}
+
+CompiledModel::CompiledModel(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CompiledModel::CompiledModel(CompiledModel&&) noexcept = default;
+CompiledModel& CompiledModel::operator=(CompiledModel&&) noexcept = default;
+CompiledModel::~CompiledModel() = default;
+
+const std::string& CompiledModel::name() const {
+    return state_->checked.name;
+}
+
+Sizes CompiledModel::sizes() const {
+    const auto& m = state_->checked;
+    return {m.positions.size(), m.states.size(), m.constraints.size(), m.vibrations.size(),
+            m.parameters.size()};
+}
+
+const std::vector<std::string>& CompiledModel::position_names() const {
+    return state_->position_names;
+}
+const std::vector<std::string>& CompiledModel::velocity_names() const {
+    return state_->velocity_names;
+}
+const std::vector<std::string>& CompiledModel::state_names() const {
+    return state_->state_names;
+}
+const std::vector<std::string>& CompiledModel::constraint_names() const {
+    return state_->constraint_names;
+}
+const std::vector<std::string>& CompiledModel::vibration_names() const {
+    return state_->vibration_names;
+}
+const std::vector<std::string>& CompiledModel::parameter_names() const {
+    return state_->parameter_names;
+}
+
+std::span<const double> CompiledModel::parameters() const {
+    return state_->parameters;
+}
+
+namespace {
+std::size_t parameter_index(const CompiledModel::State& s, std::string_view name) {
+    for (std::size_t i = 0; i < s.parameter_names.size(); ++i) {
+        if (s.parameter_names[i] == name) {
+            return i;
+        }
+    }
+    std::string guess = source::closest_name(std::string(name), s.parameter_names);
+    throw std::invalid_argument(
+        fmt::format("model '{}' has no parameter '{}'{}", s.checked.name, name,
+                    guess.empty() ? "" : "; did you mean '" + guess + "'?"));
+}
+} // namespace
+
+double CompiledModel::parameter(std::string_view name) const {
+    return state_->parameters[parameter_index(*state_, name)];
+}
+
+void CompiledModel::set_parameter(std::string_view name, double value) {
+    std::size_t i = parameter_index(*state_, name);
+    if (!std::isfinite(value)) {
+        throw std::invalid_argument(
+            fmt::format("parameter '{}' must be finite, got {}", name, value));
+    }
+    std::vector<double> values = state_->parameters;
+    std::vector<bool> fixed = state_->fixed;
+    values[i] = value;
+    fixed[i] = true;
+    values = recompute(state_->checked, std::move(values), fixed);
+    for (std::size_t j = 0; j < values.size(); ++j) {
+        if (!std::isfinite(values[j])) {
+            throw std::invalid_argument(
+                fmt::format("setting '{}' = {} makes parameter '{}' non-finite ({})", name, value,
+                            state_->parameter_names[j], values[j]));
+        }
+    }
+    state_->parameters = std::move(values);
+    state_->fixed = std::move(fixed);
+}
+
+void CompiledModel::reset_parameters() {
+    state_->parameters = state_->checked.default_parameters();
+    state_->fixed.assign(state_->parameters.size(), false);
+}
+
+std::vector<double> CompiledModel::start_positions() const {
+    std::vector<double> out;
+    for (const auto& p : state_->checked.positions) {
+        out.push_back(state_->evaluate(p.start));
+    }
+    return out;
+}
+std::vector<double> CompiledModel::start_velocities() const {
+    std::vector<double> out;
+    for (const auto& p : state_->checked.positions) {
+        out.push_back(state_->evaluate(p.velocity_start));
+    }
+    return out;
+}
+std::vector<double> CompiledModel::start_states() const {
+    std::vector<double> out;
+    for (const auto& s : state_->checked.states) {
+        out.push_back(state_->evaluate(s.start));
+    }
+    return out;
+}
+
+std::vector<double> CompiledModel::phases(double t) const {
+    std::vector<double> out(sizes().vibrations);
+    if (!out.empty()) {
+        mdl_kernel_args a = args(t, nullptr, nullptr);
+        kernels().phase(&a, out.data());
+    }
+    return out;
+}
+std::vector<double> CompiledModel::phase_rates() const {
+    std::vector<double> out(sizes().vibrations);
+    if (!out.empty()) {
+        mdl_kernel_args a = args(0, nullptr, nullptr);
+        kernels().phase_rate(&a, out.data());
+    }
+    return out;
+}
+
+std::vector<FastScale> CompiledModel::fast_scales() const {
+    std::vector<FastScale> out;
+    const auto& m = state_->checked;
+    auto rates = phase_rates();
+    for (std::size_t i = 0; i < m.vibrations.size(); ++i) {
+        out.push_back({"vibration " + m.vibrations[i].name, std::fabs(rates[i])});
+    }
+    for (const auto& s : m.springs) {
+        if (!s.fast) {
+            continue;
+        }
+        double omega = 0;
+        if (s.fast_omega) {
+            omega = state_->evaluate(s.fast_omega);
+        } else {
+            double lightest = INFINITY;
+            for (const check::Endpoint& e : {s.a, s.b}) {
+                if (!e.is_anchor) {
+                    lightest = std::min(lightest, state_->evaluate(m.bodies[e.index].mass));
+                }
+            }
+            omega = std::sqrt(state_->evaluate(s.stiffness) / lightest);
+        }
+        out.push_back({"spring " + s.name, omega});
+    }
+    return out;
+}
+
+bool CompiledModel::force_even_in_phase(std::size_t vibration) const {
+    auto& system = state_->system;
+    return symbolic::is_even_in_phase(system.pool(), system.outputs(symbolic::Kernel::force),
+                                      static_cast<std::uint32_t>(vibration));
+}
+
+mdl_kernel_args CompiledModel::args(double t, const double* q, const double* v, const double* x,
+                                    const double* theta) const {
+    return mdl_kernel_args{t, q, v, x, theta, state_->parameters.data()};
+}
+
+const mdl_kernels& CompiledModel::kernels() const {
+    return state_->compiled.kernels();
+}
+
+Kernel CompiledModel::mass() const {
+    return {kernels().mass, sizes().positions};
+}
+Kernel CompiledModel::force() const {
+    return {kernels().force, sizes().positions};
+}
+Kernel CompiledModel::rates() const {
+    return {kernels().rates, sizes().states};
+}
+Kernel CompiledModel::potential() const {
+    return {kernels().potential, kernels().potential ? 1u : 0u};
+}
+Kernel CompiledModel::constraint() const {
+    return {kernels().constraint, sizes().constraints};
+}
+Kernel CompiledModel::constraint_jacobian() const {
+    return {kernels().constraint_jacobian, sizes().constraints * sizes().positions};
+}
+Kernel CompiledModel::curvature() const {
+    return {kernels().curvature, sizes().constraints};
+}
+Kernel CompiledModel::force_dq() const {
+    return {kernels().force_dq, sizes().positions * sizes().positions};
+}
+Kernel CompiledModel::force_dv() const {
+    return {kernels().force_dv, sizes().positions * sizes().positions};
+}
+
+bool CompiledModel::has_setting(std::string_view key) const {
+    return state_->checked.experiment.count(std::string(key)) > 0;
+}
+double CompiledModel::number_setting(std::string_view key, double fallback) const {
+    auto it = state_->checked.experiment.find(std::string(key));
+    if (it == state_->checked.experiment.end() || it->second.is_text) {
+        return fallback;
+    }
+    return state_->evaluate(it->second.value);
+}
+std::string CompiledModel::text_setting(std::string_view key, const std::string& fallback) const {
+    auto it = state_->checked.experiment.find(std::string(key));
+    if (it == state_->checked.experiment.end() || !it->second.is_text) {
+        return fallback;
+    }
+    return it->second.text;
+}
+
+std::string CompiledModel::symbolic_text() const {
+    return symbolic::print_system(state_->system);
+}
+const std::string& CompiledModel::llvm_ir() const {
+    return state_->compiled.ir();
+}
+const CompiledModel::Timings& CompiledModel::timings() const {
+    return state_->timings;
+}
+
+} // namespace mdl

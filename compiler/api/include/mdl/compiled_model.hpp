@@ -1,0 +1,154 @@
+// The C++ embedding API: compile a .mdl model in-process and call its native kernels.
+//
+//     mdl::CompiledModel model = mdl::compile_file("models/kapitza.mdl");
+//     model.set_parameter("omega", 1e6);          // no recompilation
+//     auto q = model.start_positions(), v = model.start_velocities();
+//     auto theta = model.phases(0.0);
+//     std::vector<double> f(model.sizes().positions);
+//     model.force()(model.args(0.0, q.data(), v.data(), nullptr, theta.data()), f.data());
+//
+// Errors in the model are thrown as mdl::CompileError carrying clang-style diagnostics; bad
+// arguments (an unknown parameter, a non-finite value) as std::invalid_argument. Nothing here
+// calls exit().
+#pragma once
+
+#include "codegen/kernel_abi.h"
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mdl {
+
+struct CompileOptions {
+    int opt_level = 2;          // 0..3, LLVM's optimization level for the kernels
+    bool fast_math = false;     // opt-in: reassociation, FMA contraction (results differ in ulps)
+    bool keep_ir = false;       // keep the optimized LLVM IR (CompiledModel::llvm_ir)
+    std::size_t node_limit = 0; // bound on the symbolic expression DAG; 0 = the default
+};
+
+// The model could not be compiled. what() is the full clang-style report
+// ("file:line:col: error: ...", the source line, a caret), one entry per line in messages().
+class CompileError : public std::runtime_error {
+public:
+    CompileError(const std::string& report, std::vector<std::string> messages)
+        : std::runtime_error(report), messages_(std::move(messages)) {}
+    const std::vector<std::string>& messages() const { return messages_; }
+
+private:
+    std::vector<std::string> messages_;
+};
+
+struct Sizes {
+    std::size_t positions = 0;   // n
+    std::size_t states = 0;      // k, first-order states
+    std::size_t constraints = 0; // m
+    std::size_t vibrations = 0;  // r
+    std::size_t parameters = 0;  // P
+};
+
+// One compiled kernel (kernel_abi.h) as a callable object: kernel(args, out).
+class Kernel {
+public:
+    Kernel(mdl_kernel kernel, std::size_t count) : function_(kernel), outputs_(count) {}
+    void operator()(const mdl_kernel_args& args, double* out) const { function_(&args, out); }
+    explicit operator bool() const { return function_ != nullptr; }
+    std::size_t outputs() const { return outputs_; } // number of doubles written to out
+    mdl_kernel function() const { return function_; }
+
+private:
+    mdl_kernel function_;
+    std::size_t outputs_;
+};
+
+// A fast time scale of the model: a vibration, or a spring marked `fast`.
+struct FastScale {
+    std::string source; // "vibration a", "spring s2"
+    double omega = 0;   // rad per unit time, with the parameters' current values
+};
+
+class CompiledModel {
+public:
+    CompiledModel(CompiledModel&&) noexcept;
+    CompiledModel& operator=(CompiledModel&&) noexcept;
+    ~CompiledModel();
+
+    const std::string& name() const;
+    Sizes sizes() const;
+    const std::vector<std::string>& position_names() const; // "q", "b1.x"
+    const std::vector<std::string>& velocity_names() const; // "der(q)", "b1.vx"
+    const std::vector<std::string>& state_names() const;
+    const std::vector<std::string>& constraint_names() const;
+    const std::vector<std::string>& vibration_names() const;
+    const std::vector<std::string>& parameter_names() const;
+
+    // Parameters. Setting one fixes it; parameters defined from others (omega = 1/eps) are
+    // recomputed from the current values unless they were set themselves. Throws
+    // std::invalid_argument for an unknown name (with a suggestion) or a value that makes a
+    // parameter non-finite; the model is then unchanged.
+    std::span<const double> parameters() const;
+    double parameter(std::string_view name) const;
+    void set_parameter(std::string_view name, double value);
+    void reset_parameters(); // back to the model's defaults
+
+    // Start values with the current parameters.
+    std::vector<double> start_positions() const;
+    std::vector<double> start_velocities() const;
+    std::vector<double> start_states() const;
+    // The vibrations' phases theta_i(t) = omega_i t + c_i and their rates omega_i.
+    std::vector<double> phases(double t) const;
+    std::vector<double> phase_rates() const;
+    std::vector<FastScale> fast_scales() const;
+    // Whether the force is even in vibration i's phase (proved symbolically; false = not
+    // shown). HMM's asynchronous algorithm then integrates half a window.
+    bool force_even_in_phase(std::size_t vibration) const;
+
+    // Kernel arguments bound to the current parameters.
+    mdl_kernel_args args(double t, const double* q, const double* v, const double* x = nullptr,
+                         const double* theta = nullptr) const;
+    const mdl_kernels& kernels() const;
+    Kernel mass() const;
+    Kernel force() const;
+    Kernel rates() const;
+    Kernel potential() const;
+    Kernel constraint() const;
+    Kernel constraint_jacobian() const;
+    Kernel curvature() const;
+    Kernel force_dq() const;
+    Kernel force_dv() const;
+
+    // Experiment settings of the model's annotation: numeric ones evaluated with the current
+    // parameters; has_setting tells whether the model gives one.
+    bool has_setting(std::string_view key) const;
+    double number_setting(std::string_view key, double fallback) const;
+    std::string text_setting(std::string_view key, const std::string& fallback) const;
+
+    // The derived equations in readable form (mdl compile --emit-symbolic).
+    std::string symbolic_text() const;
+    // The optimized LLVM IR, when compiled with keep_ir.
+    const std::string& llvm_ir() const;
+    // Milliseconds spent in each stage of this compilation.
+    struct Timings {
+        double frontend_ms = 0, symbolic_ms = 0, codegen_ms = 0, total_ms = 0;
+    };
+    const Timings& timings() const;
+
+    struct State;
+
+private:
+    friend CompiledModel compile(std::string_view, std::string_view, const CompileOptions&);
+    explicit CompiledModel(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+// Compiles model source text; `name` is the file name used in diagnostics.
+CompiledModel compile(std::string_view source, std::string_view name = "<model>",
+                      const CompileOptions& options = {});
+// Reads and compiles a .mdl file (CompileError when it cannot be read).
+CompiledModel compile_file(const std::string& path, const CompileOptions& options = {});
+
+} // namespace mdl

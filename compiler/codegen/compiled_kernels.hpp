@@ -1,0 +1,64 @@
+// A symbolic system compiled to native kernels in this process: the filled mdl_kernels table
+// of kernel_abi.h, valid as long as the CompiledKernels object lives.
+//
+//     symbolic::System system = ...;          // kernels derived (derive_kernels)
+//     auto compiled = codegen::CompiledKernels::compile(system);
+//     const mdl_kernels& k = compiled.kernels();
+//     k.force(&args, out);
+//
+// Parameters are read from args->p at every call, so changing one needs no recompilation.
+#pragma once
+
+#include "codegen/kernel_abi.h"
+#include "codegen/options.hpp"
+#include "symbolic/system.hpp"
+
+#include <memory>
+#include <string>
+
+namespace mdl::codegen {
+
+// Wall-clock time of each stage of one compilation, in milliseconds.
+struct CompileTimings {
+    double target_ms = 0.0;   // describing the host CPU to LLVM (target machine)
+    double emit_ms = 0.0;     // DAG -> LLVM IR
+    double optimize_ms = 0.0; // pass pipeline
+    double codegen_ms = 0.0;  // IR -> machine code
+    double link_ms = 0.0;     // JIT session, linking, symbol lookup
+    double total_ms = 0.0;    // including validation and the cache lookup
+    bool from_cache = false;  // machine code reused from an identical earlier compilation
+};
+
+class CompiledKernels {
+public:
+    // Validates the system (symbolic::InvalidSystem), then emits, optimizes and JIT-compiles
+    // one function per kernel with outputs; kernels without outputs are null pointers
+    // (rates when k == 0, potential when there is none, the constraint kernels when m == 0).
+    // Throws CodegenError when LLVM fails. Thread-safe: independent compilations may run
+    // concurrently. Identical systems compiled with identical options reuse the machine code
+    // of the first compilation (a bounded in-process cache), unless options.keep_ir.
+    static CompiledKernels compile(const symbolic::System& system,
+                                   const CodegenOptions& options = {});
+
+    CompiledKernels(CompiledKernels&&) noexcept;
+    CompiledKernels& operator=(CompiledKernels&&) noexcept;
+    ~CompiledKernels();
+
+    // The kernels and sizes. The kernels are pure functions of their arguments: any number of
+    // threads may call them at once.
+    const mdl_kernels& kernels() const;
+    // The optimized LLVM IR when CodegenOptions::keep_ir was set, else empty.
+    const std::string& ir() const;
+    const CompileTimings& timings() const;
+
+private:
+    struct State;
+    explicit CompiledKernels(std::unique_ptr<State> state);
+    std::unique_ptr<State> state_;
+};
+
+// The optimized LLVM IR of a system's kernels as text, without loading them
+// (mdl compile --emit-llvm).
+std::string optimized_ir(const symbolic::System& system, const CodegenOptions& options = {});
+
+} // namespace mdl::codegen

@@ -1,0 +1,601 @@
+#include "codegen/emit_ir.hpp"
+
+#include "codegen/kernel_abi.h"
+#include "symbolic/numeric.hpp"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mdl::codegen {
+
+namespace {
+
+using symbolic::ExprId;
+using symbolic::Func;
+using symbolic::Kernel;
+using symbolic::Node;
+using symbolic::Op;
+using symbolic::VarKind;
+
+// The fields of mdl_kernel_args, in declaration order.
+enum ArgsField : unsigned { field_t, field_q, field_v, field_x, field_theta, field_p };
+constexpr std::array<std::size_t, 6> args_offsets{
+    offsetof(mdl_kernel_args, t), offsetof(mdl_kernel_args, q),     offsetof(mdl_kernel_args, v),
+    offsetof(mdl_kernel_args, x), offsetof(mdl_kernel_args, theta), offsetof(mdl_kernel_args, p),
+};
+
+unsigned field_of(VarKind kind) {
+    switch (kind) {
+    case VarKind::time:
+        return field_t;
+    case VarKind::position:
+        return field_q;
+    case VarKind::velocity:
+        return field_v;
+    case VarKind::state:
+        return field_x;
+    case VarKind::phase:
+        return field_theta;
+    case VarKind::parameter:
+        return field_p;
+    }
+    return field_t;
+}
+
+// The C library function for built-ins without an LLVM intrinsic.
+const char* libm_name(Func f) {
+    switch (f) {
+    case Func::tan:
+        return "tan";
+    case Func::sinh:
+        return "sinh";
+    case Func::cosh:
+        return "cosh";
+    case Func::tanh:
+        return "tanh";
+    case Func::asin:
+        return "asin";
+    case Func::acos:
+        return "acos";
+    case Func::atan:
+        return "atan";
+    case Func::atan2:
+        return "atan2";
+    default:
+        return nullptr;
+    }
+}
+
+class KernelEmitter {
+public:
+    KernelEmitter(const symbolic::System& system, llvm::Module& module,
+                  const llvm::DataLayout& layout, const CodegenOptions& options)
+        : system_(system), pool_(system.pool()), module_(module), context_(module.getContext()),
+          options_(options), double_(llvm::Type::getDoubleTy(context_)),
+          ptr_(llvm::PointerType::getUnqual(context_)) {
+        args_type_ = llvm::StructType::create(context_, {double_, ptr_, ptr_, ptr_, ptr_, ptr_},
+                                              "mdl_kernel_args");
+        const llvm::StructLayout* sl = layout.getStructLayout(args_type_);
+        for (unsigned i = 0; i < args_offsets.size(); ++i) {
+            if (sl->getElementOffset(i) != args_offsets[i]) {
+                throw CodegenError("mdl_kernel_args has a different layout in LLVM's data layout "
+                                   "than in the host compiler's");
+            }
+        }
+        kernel_type_ =
+            llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr_, ptr_}, false);
+        section_type_ =
+            llvm::FunctionType::get(llvm::Type::getVoidTy(context_), {ptr_, ptr_, ptr_}, false);
+        fast_math_.setAllowReassoc();
+        fast_math_.setAllowContract();
+        fast_math_.setAllowReciprocal();
+        fast_math_.setNoSignedZeros();
+        fast_math_.setApproxFunc();
+        values_.assign(pool_.size(), nullptr);
+    }
+
+    void emit(Kernel k) {
+        const std::vector<ExprId>& outputs = system_.outputs(k);
+        const std::vector<ExprId> order = locality_order(outputs);
+        llvm::Function* f = llvm::Function::Create(kernel_type_, llvm::Function::ExternalLinkage,
+                                                   kernel_symbol(k), module_);
+        describe_function(f, outputs.size(), 0);
+        if (operations(order, outputs) <= section_budget()) {
+            llvm::IRBuilder<> b(start_function(f, nullptr));
+            configure(b);
+            for (ExprId id : order) {
+                if (!is_leaf(id)) {
+                    remember(id, emit_node(b, id));
+                }
+            }
+            // All values first, then the stores: no store can feed a later load.
+            for (std::size_t i = 0; i < outputs.size(); ++i) {
+                store_output(b, i, outputs[i]);
+            }
+            b.CreateRetVoid();
+        } else {
+            emit_sections(f, k, outputs, order);
+        }
+    }
+
+private:
+    // The nodes the outputs need, children before parents, output by output: a depth-first
+    // post-order from each output in turn. Unlike ascending ids (which interleave the
+    // derivatives of all columns), this keeps a value's uses close to its definition, which
+    // shortens live ranges (fewer spills) and, in sectioned kernels, keeps most values inside
+    // the section that computes them.
+    std::vector<ExprId> locality_order(const std::vector<ExprId>& outputs) const {
+        std::vector<ExprId> order;
+        std::vector<std::uint8_t> done(pool_.size(), 0);
+        struct Frame {
+            ExprId id;
+            std::uint32_t next; // operand to visit next
+        };
+        std::vector<Frame> stack;
+        for (ExprId root : outputs) {
+            if (done[root.index] != 0) {
+                continue;
+            }
+            done[root.index] = 1;
+            stack.push_back({root, 0});
+            while (!stack.empty()) {
+                Frame& top = stack.back();
+                if (top.next < pool_.children(top.id).size()) {
+                    const ExprId next = operand(top.id, top.next++);
+                    if (done[next.index] == 0) {
+                        // Marked on entry: in a DAG nothing reaches a node while its own
+                        // operands are being visited.
+                        done[next.index] = 1;
+                        stack.push_back({next, 0});
+                    }
+                    continue;
+                }
+                order.push_back(top.id);
+                stack.pop_back();
+            }
+        }
+        return order;
+    }
+
+    bool is_leaf(ExprId id) const {
+        const Op op = pool_.op(id);
+        return op == Op::constant || op == Op::variable;
+    }
+
+    // The i-th node whose value a node's computation reads: its i-th child, except that a
+    // product reads the base of a denominator factor, not the factor (numeric.hpp).
+    ExprId operand(ExprId id, std::size_t i) const {
+        const ExprId c = pool_.children(id)[i];
+        const bool product = pool_.op(id) == Op::mul;
+        return product && symbolic::is_denominator_factor(pool_, c) ? pool_.children(c)[0] : c;
+    }
+
+    template <class Visit>
+    void for_each_operand(ExprId id, Visit visit) const {
+        for (std::size_t i = 0; i < pool_.children(id).size(); ++i) {
+            visit(operand(id, i));
+        }
+    }
+
+    std::size_t section_budget() const {
+        return std::max<std::size_t>(options_.section_operations, 1);
+    }
+
+    // About how many IR instructions a node becomes (its operations, not its leaves).
+    std::size_t operations(ExprId id) const {
+        switch (pool_.op(id)) {
+        case Op::constant:
+        case Op::variable:
+            return 0;
+        case Op::add:
+        case Op::mul:
+            return pool_.children(id).size();
+        case Op::pow:
+        case Op::call:
+            return 2;
+        }
+        return 1;
+    }
+
+    std::size_t operations(const std::vector<ExprId>& order,
+                           const std::vector<ExprId>& outputs) const {
+        std::size_t total = outputs.size(); // one store each
+        for (ExprId id : order) {
+            total += operations(id);
+        }
+        return total;
+    }
+
+    // A kernel too large for one function: LLVM's instruction scheduling, register allocation
+    // and SLP vectorization cost grows faster than linearly with the size of a basic block
+    // (chiefly with the number of memory operations in it), so a kernel of thousands of
+    // operations (df/dq of a large model) would take seconds to compile. It is emitted
+    // instead as a chain of `section` functions of about section_operations operations and
+    // output stores each, called in order by the kernel; a value one section computes and a
+    // later one reads travels through a stack array (scratch), whose slots are reused once no
+    // later section reads them. Variables and constants are simply loaded again where needed.
+    void emit_sections(llvm::Function* kernel, Kernel k, const std::vector<ExprId>& outputs,
+                       const std::vector<ExprId>& order) {
+        const std::size_t top = pool_.size(); // per-node tables (the order is not by id)
+        std::vector<std::uint32_t> stores(top, 0);
+        for (ExprId id : outputs) {
+            ++stores[id.index];
+        }
+        // Consecutive runs of the computation order, each within the budget.
+        std::vector<std::size_t> begin{0};
+        std::size_t load = 0;
+        for (std::size_t pos = 0; pos < order.size(); ++pos) {
+            const std::size_t cost = operations(order[pos]) + stores[order[pos].index];
+            if (load > 0 && load + cost > section_budget()) {
+                begin.push_back(pos);
+                load = 0;
+            }
+            load += cost;
+        }
+        const std::size_t sections = begin.size();
+        begin.push_back(order.size());
+
+        std::vector<std::uint32_t> section_of(top, 0);
+        std::vector<std::uint32_t> last_use(top, 0);
+        for (std::size_t s = 0; s < sections; ++s) {
+            for (std::size_t pos = begin[s]; pos < begin[s + 1]; ++pos) {
+                section_of[order[pos].index] = static_cast<std::uint32_t>(s);
+                last_use[order[pos].index] = static_cast<std::uint32_t>(s);
+            }
+        }
+        for (ExprId id : order) {
+            for_each_operand(id, [&](ExprId operand) {
+                last_use[operand.index] = std::max(last_use[operand.index], section_of[id.index]);
+            });
+        }
+        // Scratch slots: live from the section that stores the value to the last one reading
+        // it; a slot is free for reuse from the section after that.
+        slot_.assign(top, -1);
+        std::vector<std::vector<ExprId>> expiring(sections + 1);
+        std::vector<std::int32_t> free_slots;
+        std::int32_t slots = 0;
+        for (std::size_t s = 0; s < sections; ++s) {
+            if (s > 0) {
+                for (ExprId id : expiring[s - 1]) {
+                    free_slots.push_back(slot_[id.index]);
+                }
+            }
+            for (std::size_t pos = begin[s]; pos < begin[s + 1]; ++pos) {
+                const ExprId id = order[pos];
+                if (is_leaf(id) || last_use[id.index] <= s) {
+                    continue;
+                }
+                if (free_slots.empty()) {
+                    slot_[id.index] = slots++;
+                } else {
+                    slot_[id.index] = free_slots.back();
+                    free_slots.pop_back();
+                }
+                expiring[last_use[id.index]].push_back(id);
+            }
+        }
+
+        llvm::IRBuilder<> kb(llvm::BasicBlock::Create(context_, "entry", kernel));
+        llvm::AllocaInst* scratch = kb.CreateAlloca(
+            llvm::ArrayType::get(double_,
+                                 static_cast<std::uint64_t>(std::max<std::int32_t>(slots, 1))),
+            nullptr, "scratch");
+        scratch->setAlignment(llvm::Align(8));
+        for (std::size_t s = 0; s < sections; ++s) {
+            llvm::Function* section =
+                llvm::Function::Create(section_type_, llvm::Function::InternalLinkage,
+                                       kernel_symbol(k) + ".section" + std::to_string(s), module_);
+            describe_function(section, outputs.size(),
+                              static_cast<std::size_t>(std::max<std::int32_t>(slots, 1)));
+            // Kept apart: inlining them back would rebuild the one huge block.
+            section->addFnAttr(llvm::Attribute::NoInline);
+            llvm::IRBuilder<> b(start_function(section, section->getArg(2)));
+            configure(b);
+            for (std::size_t pos = begin[s]; pos < begin[s + 1]; ++pos) {
+                const ExprId id = order[pos];
+                if (is_leaf(id)) {
+                    continue;
+                }
+                llvm::Value* v = emit_node(b, id);
+                remember(id, v);
+                if (slot_[id.index] >= 0) {
+                    b.CreateAlignedStore(v, scratch_slot(b, slot_[id.index]), llvm::Align(8));
+                }
+            }
+            for (std::size_t i = 0; i < outputs.size(); ++i) {
+                if (section_of[outputs[i].index] == s) {
+                    store_output(b, i, outputs[i]);
+                }
+            }
+            b.CreateRetVoid();
+            kb.CreateCall(section_type_, section, {kernel->getArg(0), kernel->getArg(1), scratch});
+        }
+        kb.CreateRetVoid();
+        slot_.clear();
+    }
+
+    void describe_function(llvm::Function* f, std::size_t outputs, std::size_t scratch_slots) {
+        using llvm::Attribute;
+        f->addFnAttr(Attribute::NoUnwind);
+        f->addFnAttr(Attribute::WillReturn);
+        f->addFnAttr(Attribute::NoSync);
+        f->addFnAttr(Attribute::NoFree);
+        // args: read-only, never retained; out: written only, disjoint from everything else
+        // (kernel_abi.h: a kernel writes out[] and reads args).
+        for (auto a :
+             {Attribute::NoAlias, Attribute::NoCapture, Attribute::ReadOnly, Attribute::NonNull}) {
+            f->addParamAttr(0, a);
+        }
+        f->addParamAttr(0,
+                        Attribute::getWithDereferenceableBytes(context_, sizeof(mdl_kernel_args)));
+        f->addParamAttr(0, Attribute::getWithAlignment(context_, llvm::Align(8)));
+        for (auto a :
+             {Attribute::NoAlias, Attribute::NoCapture, Attribute::WriteOnly, Attribute::NonNull}) {
+            f->addParamAttr(1, a);
+        }
+        f->addParamAttr(1, Attribute::getWithDereferenceableBytes(context_, outputs * 8));
+        f->addParamAttr(1, Attribute::getWithAlignment(context_, llvm::Align(8)));
+        f->getArg(0)->setName("args");
+        f->getArg(1)->setName("out");
+        if (scratch_slots > 0) {
+            for (auto a : {Attribute::NoAlias, Attribute::NoCapture, Attribute::NonNull}) {
+                f->addParamAttr(2, a);
+            }
+            f->addParamAttr(2, Attribute::getWithDereferenceableBytes(context_, scratch_slots * 8));
+            f->addParamAttr(2, Attribute::getWithAlignment(context_, llvm::Align(8)));
+            f->getArg(2)->setName("scratch");
+        }
+    }
+
+    // Resets the per-function state and returns the function's entry block.
+    llvm::BasicBlock* start_function(llvm::Function* f, llvm::Value* scratch) {
+        args_ = f->getArg(0);
+        out_ = f->getArg(1);
+        scratch_ = scratch;
+        fields_.fill(nullptr);
+        for (ExprId id : touched_) {
+            values_[id.index] = nullptr;
+        }
+        touched_.clear();
+        return llvm::BasicBlock::Create(context_, "entry", f);
+    }
+
+    void configure(llvm::IRBuilder<>& b) const {
+        if (options_.fast_math) {
+            b.setFastMathFlags(fast_math_);
+        }
+    }
+
+    void remember(ExprId id, llvm::Value* v) {
+        values_[id.index] = v;
+        touched_.push_back(id);
+    }
+
+    llvm::Value* scratch_slot(llvm::IRBuilder<>& b, std::int32_t slot) {
+        return b.CreateConstInBoundsGEP1_64(double_, scratch_, static_cast<std::uint64_t>(slot));
+    }
+
+    void store_output(llvm::IRBuilder<>& b, std::size_t i, ExprId id) {
+        llvm::Value* slot = b.CreateConstInBoundsGEP1_64(double_, out_, i);
+        b.CreateAlignedStore(value(b, id), slot, llvm::Align(8));
+    }
+
+    // A node's value in the current function: computed here already, or a leaf (loaded or a
+    // constant), or computed by an earlier section and read back from scratch.
+    llvm::Value* value(llvm::IRBuilder<>& b, ExprId id) {
+        if (llvm::Value* known = values_[id.index]) {
+            return known;
+        }
+        llvm::Value* v = nullptr;
+        switch (pool_.op(id)) {
+        case Op::constant:
+            v = constant(pool_.constant_value(id));
+            break;
+        case Op::variable:
+            v = emit_variable(b, id);
+            break;
+        default:
+            if (scratch_ == nullptr || id.index >= slot_.size() || slot_[id.index] < 0) {
+                throw CodegenError("internal error: a kernel value is used before it is computed");
+            }
+            v = b.CreateAlignedLoad(double_, scratch_slot(b, slot_[id.index]), llvm::Align(8));
+            break;
+        }
+        remember(id, v);
+        return v;
+    }
+
+    // A field of *args, loaded once per function.
+    llvm::Value* field(llvm::IRBuilder<>& b, unsigned k) {
+        if (fields_[k] == nullptr) {
+            static constexpr std::array<const char*, 6> names{"t",     "q.ptr",     "v.ptr",
+                                                              "x.ptr", "theta.ptr", "p.ptr"};
+            llvm::Value* address = b.CreateStructGEP(args_type_, args_, k);
+            llvm::Type* type = k == field_t ? double_ : ptr_;
+            fields_[k] = b.CreateAlignedLoad(type, address, llvm::Align(8), names[k]);
+        }
+        return fields_[k];
+    }
+
+    llvm::Value* emit_variable(llvm::IRBuilder<>& b, ExprId id) {
+        const symbolic::Variable var = pool_.variable_of(id);
+        const unsigned k = field_of(var.kind);
+        if (k == field_t) {
+            return field(b, k);
+        }
+        llvm::Value* element = b.CreateConstInBoundsGEP1_64(double_, field(b, k), var.index);
+        const std::string name = options_.keep_ir ? system_.names.name(var) : std::string();
+        return b.CreateAlignedLoad(double_, element, llvm::Align(8), name);
+    }
+
+    llvm::Value* constant(double v) const { return llvm::ConstantFP::get(double_, v); }
+
+    llvm::Value* integer_power(llvm::IRBuilder<>& b, llvm::Value* base, std::uint32_t n) {
+        return symbolic::power_by_squaring(
+            base, n, [&](llvm::Value* x, llvm::Value* y) { return b.CreateFMul(x, y); });
+    }
+
+    llvm::Value* call_libm(llvm::IRBuilder<>& b, const char* name,
+                           std::initializer_list<llvm::Value*> args) {
+        std::vector<llvm::Type*> params(args.size(), double_);
+        llvm::FunctionCallee callee =
+            module_.getOrInsertFunction(name, llvm::FunctionType::get(double_, params, false));
+        if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+            // Pure for our purposes: mdl never reads errno, so calls may be reused and moved.
+            fn->setDoesNotAccessMemory();
+            fn->setDoesNotThrow();
+            fn->setWillReturn();
+        }
+        llvm::CallInst* call = b.CreateCall(callee, args);
+        call->setDoesNotAccessMemory();
+        call->setDoesNotThrow();
+        return call;
+    }
+
+    // One non-leaf node, from its operands' values (numeric.hpp's operations and order).
+    llvm::Value* emit_node(llvm::IRBuilder<>& b, ExprId id) {
+        const Node& n = pool_.node(id);
+        const auto kids = pool_.children(id);
+        switch (n.op) {
+        case Op::constant:
+        case Op::variable:
+            return value(b, id);
+        case Op::add: {
+            llvm::Value* sum = value(b, kids[0]);
+            for (std::size_t i = 1; i < kids.size(); ++i) {
+                sum = b.CreateFAdd(sum, value(b, kids[i]));
+            }
+            return sum;
+        }
+        case Op::mul: {
+            // numeric.hpp: numerator left to right, then one division by the denominator.
+            llvm::Value* numerator = nullptr;
+            llvm::Value* denominator = nullptr;
+            for (ExprId k : kids) {
+                if (symbolic::is_denominator_factor(pool_, k)) {
+                    const ExprId base = pool_.children(k)[0];
+                    const double e = pool_.constant_value(pool_.children(k)[1]);
+                    llvm::Value* power =
+                        integer_power(b, value(b, base), *symbolic::unrolled_exponent(e));
+                    denominator = denominator ? b.CreateFMul(denominator, power) : power;
+                } else {
+                    numerator = numerator ? b.CreateFMul(numerator, value(b, k)) : value(b, k);
+                }
+            }
+            if (denominator == nullptr) {
+                return numerator;
+            }
+            return b.CreateFDiv(numerator ? numerator : constant(1.0), denominator);
+        }
+        case Op::pow: {
+            const ExprId exponent = kids[1];
+            if (pool_.is_constant(exponent)) {
+                const double e = pool_.constant_value(exponent);
+                if (const auto unrolled = symbolic::unrolled_exponent(e)) {
+                    llvm::Value* power = integer_power(b, value(b, kids[0]), *unrolled);
+                    return e < 0.0 ? b.CreateFDiv(constant(1.0), power) : power;
+                }
+            }
+            return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, value(b, kids[0]),
+                                           value(b, exponent));
+        }
+        case Op::call: {
+            const auto f = static_cast<Func>(n.tag);
+            llvm::Value* x = value(b, kids[0]);
+            switch (f) {
+            case Func::sin:
+                return b.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
+            case Func::cos:
+                return b.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
+            case Func::exp:
+                return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, x);
+            case Func::log:
+                return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, x);
+            case Func::sqrt:
+                return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+            case Func::abs:
+                return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+            case Func::pow:
+                return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, x, value(b, kids[1]));
+            case Func::sign: {
+                // numeric.hpp sign_of: x > 0 ? 1 : (x < 0 ? -1 : x)
+                llvm::Value* zero = constant(0.0);
+                llvm::Value* inner = b.CreateSelect(b.CreateFCmpOLT(x, zero), constant(-1.0), x);
+                return b.CreateSelect(b.CreateFCmpOGT(x, zero), constant(1.0), inner);
+            }
+            case Func::atan2:
+                return call_libm(b, "atan2", {x, value(b, kids[1])});
+            default:
+                return call_libm(b, libm_name(f), {x});
+            }
+        }
+        }
+        throw CodegenError("unknown expression node");
+    }
+
+    const symbolic::System& system_;
+    const symbolic::ExprPool& pool_;
+    llvm::Module& module_;
+    llvm::LLVMContext& context_;
+    const CodegenOptions& options_;
+    llvm::Type* double_;
+    llvm::PointerType* ptr_;
+    llvm::StructType* args_type_ = nullptr;
+    llvm::FunctionType* kernel_type_ = nullptr;
+    llvm::FunctionType* section_type_ = nullptr;
+    llvm::FastMathFlags fast_math_;
+
+    // Per function being emitted:
+    llvm::Value* args_ = nullptr;
+    llvm::Value* out_ = nullptr;
+    llvm::Value* scratch_ = nullptr;
+    std::array<llvm::Value*, 6> fields_{};
+    std::vector<llvm::Value*> values_; // by node id, for the current function
+    std::vector<ExprId> touched_;      // the ids set in values_, to reset them cheaply
+    // Per sectioned kernel: the scratch slot of each node read by a later section, or -1.
+    std::vector<std::int32_t> slot_;
+};
+
+} // namespace
+
+std::string kernel_symbol(Kernel k) {
+    return "mdl_" + std::string(symbolic::kernel_name(k));
+}
+
+std::unique_ptr<llvm::Module> emit_kernels(const symbolic::System& system,
+                                           llvm::LLVMContext& context,
+                                           const llvm::DataLayout& layout,
+                                           const llvm::Triple& triple,
+                                           const CodegenOptions& options) {
+    auto module = std::make_unique<llvm::Module>("mdl_kernels", context);
+    module->setDataLayout(layout);
+    module->setTargetTriple(triple.str());
+    KernelEmitter emitter(system, *module, layout, options);
+    for (Kernel k : symbolic::all_kernels) {
+        if (!system.outputs(k).empty()) {
+            emitter.emit(k);
+        }
+    }
+    std::string problems;
+    llvm::raw_string_ostream stream(problems);
+    if (llvm::verifyModule(*module, &stream)) {
+        throw CodegenError("internal error: the generated LLVM IR is invalid: " + problems);
+    }
+    return module;
+}
+
+} // namespace mdl::codegen

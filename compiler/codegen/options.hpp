@@ -1,0 +1,38 @@
+// What the code generator can be asked for, and how it fails.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+
+namespace mdl::codegen {
+
+enum class OptLevel { O0, O1, O2, O3 };
+
+struct CodegenOptions {
+    // O2 by default: kernels are straight-line code, where O3 rarely adds anything but time.
+    OptLevel opt_level = OptLevel::O2;
+    // Opt-in: lets LLVM reassociate, contract a*b + c into FMA, use reciprocals, ignore the
+    // sign of zero and use approximate library functions. Results then differ from the
+    // reference evaluator in the last bits. NaN and infinity keep their IEEE meaning
+    // (no nnan/ninf), so a diverging simulation still shows up as NaN.
+    bool fast_math = false;
+    // Keep the optimized LLVM IR as text (mdl compile --emit-llvm).
+    bool keep_ir = false;
+    // Reuse the machine code of an identical earlier compilation in this process.
+    bool use_object_cache = true;
+    // A kernel of more operations than this (arithmetic, calls, output stores) is split into
+    // sections of about this size, each its own function (see emit_ir.cpp): LLVM's
+    // scheduling, register allocation and vectorization grow faster than linearly with a
+    // function's size, so sections keep large models compiling in a fraction of the time, at
+    // the cost of passing values between sections through memory. Results do not change.
+    std::size_t section_operations = 500;
+};
+
+// LLVM could not set up a JIT for this host, or failed to compile or link the kernels. A
+// system that breaks the calling convention is reported as symbolic::InvalidSystem instead.
+class CodegenError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+} // namespace mdl::codegen

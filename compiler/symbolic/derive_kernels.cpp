@@ -1,0 +1,59 @@
+#include "symbolic/derive_kernels.hpp"
+
+#include "symbolic/dependence.hpp"
+#include "symbolic/derivative.hpp"
+
+#include <vector>
+
+namespace mdl::symbolic {
+
+void derive_kernels(System& system) {
+    ExprPool& pool = system.pool();
+    const std::uint32_t n = system.sizes().positions;
+    const std::uint32_t m = system.sizes().constraints;
+
+    const std::vector<ExprId> g = system.outputs(Kernel::constraint);
+    std::vector<ExprId> jac = jacobian(pool, g, VarKind::position, n);
+
+    // G v, one expression per constraint, then its derivative along v.
+    std::vector<ExprId> g_dot(m);
+    std::vector<ExprId> terms;
+    for (std::uint32_t i = 0; i < m; ++i) {
+        terms.clear();
+        for (std::uint32_t j = 0; j < n; ++j) {
+            terms.push_back(pool.mul(jac[i * n + j], pool.variable({VarKind::velocity, j})));
+        }
+        g_dot[i] = pool.add(terms);
+    }
+    std::vector<std::vector<ExprId>> curvature_terms(m);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        const std::vector<ExprId> column =
+            differentiate(pool, g_dot, Variable{VarKind::position, k});
+        const ExprId v_k = pool.variable({VarKind::velocity, k});
+        for (std::uint32_t i = 0; i < m; ++i) {
+            curvature_terms[i].push_back(pool.mul(column[i], v_k));
+        }
+    }
+    std::vector<ExprId> curvature(m);
+    for (std::uint32_t i = 0; i < m; ++i) {
+        curvature[i] = pool.add(curvature_terms[i]);
+    }
+
+    const std::vector<ExprId> f = system.outputs(Kernel::force);
+    std::vector<ExprId> f_dq = jacobian(pool, f, VarKind::position, n);
+    std::vector<ExprId> f_dv = jacobian(pool, f, VarKind::velocity, n);
+
+    if (system.outputs(Kernel::phase_rate).empty()) {
+        const Variable t{VarKind::time, 0};
+        system.outputs(Kernel::phase_rate) = differentiate(pool, system.outputs(Kernel::phase), t);
+    }
+
+    system.outputs(Kernel::constraint_jacobian) = std::move(jac);
+    system.outputs(Kernel::curvature) = std::move(curvature);
+    system.outputs(Kernel::force_dq) = std::move(f_dq);
+    system.outputs(Kernel::force_dv) = std::move(f_dv);
+    system.velocity_dependent = depends_on(pool, f, VarKind::velocity);
+    system.time_dependent = depends_on(pool, f, VarKind::time);
+}
+
+} // namespace mdl::symbolic

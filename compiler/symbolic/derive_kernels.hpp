@@ -1,0 +1,20 @@
+// The kernels that follow from the model's equations by differentiation.
+#pragma once
+
+#include "symbolic/system.hpp"
+
+namespace mdl::symbolic {
+
+// Given mass, force, rates, potential, constraint and phase, (re)computes:
+//   constraint_jacobian  G_ij = d g_i / d q_j
+//   curvature            c_i = sum_k d(sum_j G_ij v_j)/d q_k v_k = (d/dq (G v)) v, so that
+//                        g'' = G q'' + c (differentiate g twice along q(t))
+//   force_dq, force_dv   d f_i / d q_j, d f_i / d v_j
+//   phase_rate           d theta_i / d t, when not given
+// and sets velocity_dependent (f mentions v) and time_dependent (f mentions t; phases are
+// separate variables, so a vibration's time dependence does not count).
+// Cost: one pass over the force DAG per position for each Jacobian, one over G v per position
+// for the curvature. Throws ExpressionTooLarge when the derivatives exceed the node limit.
+void derive_kernels(System& system);
+
+} // namespace mdl::symbolic

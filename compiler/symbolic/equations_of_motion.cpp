@@ -1,0 +1,268 @@
+#include "symbolic/equations_of_motion.hpp"
+
+#include "symbolic/derivative.hpp"
+#include "symbolic/derive_kernels.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace mdl::symbolic {
+
+namespace {
+
+using check::CheckedModel;
+using Point = std::array<ExprId, 3>; // x, y, z
+
+class Builder {
+public:
+    Builder(const CheckedModel& model, System& system)
+        : m_(model), s_(system), pool_(system.pool()) {}
+
+    void run() {
+        name_variables();
+        // Vibration values and phases first: every other expression may refer to them.
+        for (std::uint32_t i = 0; i < m_.vibrations.size(); ++i) {
+            const check::Vibration& v = m_.vibrations[i];
+            vibration_values_.push_back(translate(*v.value));
+            ExprId phase = translate(*v.phase);
+            s_.outputs(Kernel::phase).push_back(phase);
+            ExprId rate = differentiate(pool_, phase, {VarKind::time, 0});
+            phase_rates_.push_back(rate);
+            s_.outputs(Kernel::phase_rate).push_back(rate);
+        }
+        const std::size_t n = m_.positions.size();
+        for (const auto& p : m_.positions) {
+            s_.outputs(Kernel::mass).push_back(translate(*p.mass));
+        }
+        std::vector<ExprId> force(n, pool_.zero());
+        ExprId potential = total_potential();
+        if (has_potential_) {
+            s_.outputs(Kernel::potential).push_back(potential);
+            auto grad =
+                gradient(pool_, potential, VarKind::position, static_cast<std::uint32_t>(n));
+            for (std::size_t i = 0; i < n; ++i) {
+                force[i] = pool_.neg(grad[i]);
+            }
+        }
+        add_dampers(force);
+        for (const auto& f : m_.forces) {
+            for (std::size_t j = 0; j < f.positions.size(); ++j) {
+                ExprId& fi = force[f.positions[j]];
+                fi = pool_.add(fi, translate(*f.components[j]));
+            }
+        }
+        for (const auto& e : m_.equations) {
+            force[e.position] = pool_.add(force[e.position], translate(*e.rhs));
+        }
+        s_.outputs(Kernel::force) = std::move(force);
+        for (const auto& st : m_.states) {
+            s_.outputs(Kernel::rates).push_back(translate(*st.rate));
+        }
+        for (const auto& c : m_.constraints) {
+            s_.outputs(Kernel::constraint).push_back(translate(*c.residual));
+        }
+    }
+
+private:
+    void name_variables() {
+        VariableNames& names = s_.names;
+        for (const auto& p : m_.parameters) {
+            names.parameters.push_back(p.name);
+        }
+        for (const auto& p : m_.positions) {
+            names.positions.push_back(p.name);
+            names.velocities.push_back(p.velocity_name);
+        }
+        for (const auto& st : m_.states) {
+            names.states.push_back(st.name);
+        }
+        for (const auto& v : m_.vibrations) {
+            names.phases.push_back(v.phase_name + "_" + v.name);
+        }
+        names.time = "time";
+    }
+
+    // A checked expression in the pool. Checked expressions may share subtrees (a body's mass,
+    // an anchor's coordinate), so results are memoized by node.
+    ExprId translate(const check::Expr& e) {
+        if (auto it = memo_.find(&e); it != memo_.end()) {
+            return it->second;
+        }
+        ExprId out = translate_node(e);
+        memo_.emplace(&e, out);
+        return out;
+    }
+
+    ExprId translate_node(const check::Expr& e) {
+        using K = check::Expr::Kind;
+        auto arg = [&](std::size_t i) {
+            return translate(*e.args[i]);
+        };
+        switch (e.kind) {
+        case K::number:
+            return pool_.constant(e.value);
+        case K::parameter:
+            return s_.parameter(e.index);
+        case K::position:
+            return s_.position(e.index);
+        case K::velocity:
+            return s_.velocity(e.index);
+        case K::state:
+            return s_.state(e.index);
+        case K::time:
+            return s_.time();
+        case K::phase:
+            return s_.phase(e.index);
+        case K::vibration:
+            return vibration_values_.at(e.index);
+        case K::negate:
+            return pool_.neg(arg(0));
+        case K::add:
+            return pool_.add(arg(0), arg(1));
+        case K::sub:
+            return pool_.sub(arg(0), arg(1));
+        case K::mul:
+            return pool_.mul(arg(0), arg(1));
+        case K::div:
+            return pool_.div(arg(0), arg(1));
+        case K::pow:
+            return pool_.pow(arg(0), arg(1));
+        case K::call: {
+            if (e.function == check::Function::pow) {
+                return pool_.pow(arg(0), arg(1));
+            }
+            auto f = function_named(check::to_string(e.function));
+            if (!f) {
+                throw std::logic_error(std::string("no symbolic function for ") +
+                                       check::to_string(e.function));
+            }
+            return e.args.size() == 2 ? pool_.call(*f, arg(0), arg(1)) : pool_.call(*f, arg(0));
+        }
+        }
+        throw std::logic_error("equations_of_motion: unknown expression kind");
+    }
+
+    // An endpoint's position; a body's missing components and an anchor's unnamed ones are 0.
+    Point point(const check::Endpoint& e) {
+        Point p{pool_.zero(), pool_.zero(), pool_.zero()};
+        for (std::size_t axis = 0; axis < 3; ++axis) {
+            if (e.is_anchor) {
+                p[axis] = translate(*m_.anchors[e.index].coordinate[axis]);
+            } else if (int q = m_.bodies[e.index].position[axis]; q >= 0) {
+                p[axis] = s_.position(static_cast<std::uint32_t>(q));
+            }
+        }
+        return p;
+    }
+
+    // d/dt of an expression of time and phases: the partial in time plus, through each phase
+    // theta_i = omega_i t + c_i, the partial in theta_i times omega_i.
+    ExprId time_derivative(ExprId e) {
+        ExprId d = differentiate(pool_, e, {VarKind::time, 0});
+        for (std::uint32_t i = 0; i < phase_rates_.size(); ++i) {
+            ExprId dtheta = differentiate(pool_, e, {VarKind::phase, i});
+            d = pool_.add(d, pool_.mul(dtheta, phase_rates_[i]));
+        }
+        return d;
+    }
+
+    Point velocity(const check::Endpoint& e) {
+        Point v{pool_.zero(), pool_.zero(), pool_.zero()};
+        for (std::size_t axis = 0; axis < 3; ++axis) {
+            if (e.is_anchor) {
+                v[axis] = time_derivative(translate(*m_.anchors[e.index].coordinate[axis]));
+            } else if (int q = m_.bodies[e.index].position[axis]; q >= 0) {
+                v[axis] = s_.velocity(static_cast<std::uint32_t>(q));
+            }
+        }
+        return v;
+    }
+
+    // U = sum of the potentials + k/2 (|B - A| - L)^2 per spring - sum m_b g . x_b per field.
+    ExprId total_potential() {
+        ExprId u = pool_.zero();
+        for (const auto& p : m_.potentials) {
+            u = pool_.add(u, translate(*p.value));
+            has_potential_ = true;
+        }
+        for (const auto& sp : m_.springs) {
+            Point a = point(sp.a), b = point(sp.b);
+            ExprId squared = pool_.zero();
+            for (std::size_t axis = 0; axis < 3; ++axis) {
+                ExprId d = pool_.sub(b[axis], a[axis]);
+                squared = pool_.add(squared, pool_.mul(d, d));
+            }
+            ExprId k = translate(*sp.stiffness);
+            ExprId rest = translate(*sp.rest_length);
+            ExprId stretch2 = squared; // a zero-length spring is linear: k/2 |B - A|^2
+            if (!pool_.is_constant(rest, 0.0)) {
+                ExprId stretch = pool_.sub(pool_.call(Func::sqrt, squared), rest);
+                stretch2 = pool_.mul(stretch, stretch);
+            }
+            u = pool_.add(u, pool_.mul(pool_.mul(pool_.constant(0.5), k), stretch2));
+            has_potential_ = true;
+        }
+        for (const auto& g : m_.gravity) {
+            for (const auto& body : m_.bodies) {
+                ExprId mass = translate(*body.mass);
+                for (std::size_t axis = 0; axis < 3; ++axis) {
+                    if (body.position[axis] < 0) {
+                        continue;
+                    }
+                    ExprId x = s_.position(static_cast<std::uint32_t>(body.position[axis]));
+                    ExprId work = pool_.mul(pool_.mul(mass, translate(*g.acceleration[axis])), x);
+                    u = pool_.sub(u, work);
+                    has_potential_ = true;
+                }
+            }
+        }
+        return u;
+    }
+
+    // Viscous dampers: the force on A is -c (v_A - v_B) component-wise, the opposite on B.
+    void add_dampers(std::vector<ExprId>& force) {
+        for (const auto& d : m_.dampers) {
+            Point va = velocity(d.a), vb = velocity(d.b);
+            ExprId c = translate(*d.coefficient);
+            for (std::size_t axis = 0; axis < 3; ++axis) {
+                ExprId f = pool_.mul(pool_.neg(c), pool_.sub(va[axis], vb[axis]));
+                for (const auto& [end, sign] : {std::pair{d.a, 1.0}, std::pair{d.b, -1.0}}) {
+                    if (end.is_anchor) {
+                        continue;
+                    }
+                    int q = m_.bodies[end.index].position[axis];
+                    if (q >= 0) {
+                        ExprId& fq = force[static_cast<std::size_t>(q)];
+                        fq = pool_.add(fq, pool_.mul(pool_.constant(sign), f));
+                    }
+                }
+            }
+        }
+    }
+
+    const CheckedModel& m_;
+    System& s_;
+    ExprPool& pool_;
+    std::vector<ExprId> vibration_values_;
+    std::vector<ExprId> phase_rates_;
+    std::unordered_map<const check::Expr*, ExprId> memo_;
+    bool has_potential_ = false;
+};
+
+} // namespace
+
+System equations_of_motion(const check::CheckedModel& model, std::size_t node_limit) {
+    SystemSizes sizes;
+    sizes.positions = static_cast<std::uint32_t>(model.positions.size());
+    sizes.states = static_cast<std::uint32_t>(model.states.size());
+    sizes.constraints = static_cast<std::uint32_t>(model.constraints.size());
+    sizes.vibrations = static_cast<std::uint32_t>(model.vibrations.size());
+    sizes.parameters = static_cast<std::uint32_t>(model.parameters.size());
+    System system(sizes, node_limit);
+    Builder(model, system).run();
+    derive_kernels(system);
+    return system;
+}
+
+} // namespace mdl::symbolic

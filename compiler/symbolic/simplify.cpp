@@ -1,0 +1,633 @@
+// The canonicalizing constructors of ExprPool and the rules they apply; see simplify.hpp for
+// the canonical form and the soundness policy.
+//
+// Caution for readers: creating a node may reallocate the pool's node and child arrays, so
+// these functions copy a node (`const Node n = node(id)`) and its child list before calling
+// any constructor, never holding a reference or span across one.
+#include "symbolic/simplify.hpp"
+
+#include "symbolic/numeric.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mdl::symbolic {
+
+namespace {
+
+// What the sign oracle can prove. Ordered: positive implies nonnegative.
+enum class SignClass { unknown, nonnegative, positive };
+
+// Each oracle query visits at most this many nodes, so it stays O(1) on any DAG.
+constexpr int sign_visit_budget = 64;
+
+bool is_even_integer(double e) {
+    return is_integer(e) && std::fmod(e, 2.0) == 0.0;
+}
+bool is_odd_integer(double e) {
+    return is_integer(e) && std::fmod(e, 2.0) != 0.0;
+}
+
+SignClass sign_class(const ExprPool& pool, ExprId e, int& budget) {
+    if (--budget < 0) {
+        return SignClass::unknown;
+    }
+    const Node n = pool.node(e);
+    switch (n.op) {
+    case Op::constant:
+        return n.value > 0.0    ? SignClass::positive
+               : n.value == 0.0 ? SignClass::nonnegative
+                                : SignClass::unknown;
+    case Op::variable:
+        return SignClass::unknown;
+    case Op::add: {
+        // A sum of non-negative terms, positive if any term is.
+        SignClass result = SignClass::nonnegative;
+        for (ExprId c : pool.children(e)) {
+            const SignClass s = sign_class(pool, c, budget);
+            if (s == SignClass::unknown) {
+                return SignClass::unknown;
+            }
+            if (s == SignClass::positive) {
+                result = SignClass::positive;
+            }
+        }
+        return result;
+    }
+    case Op::mul: {
+        SignClass result = SignClass::positive;
+        for (ExprId c : pool.children(e)) {
+            const SignClass s = sign_class(pool, c, budget);
+            if (s == SignClass::unknown) {
+                return SignClass::unknown;
+            }
+            result = std::min(result, s);
+        }
+        return result;
+    }
+    case Op::pow: {
+        const ExprId base = pool.children(e)[0];
+        const ExprId exponent = pool.children(e)[1];
+        const SignClass s = sign_class(pool, base, budget);
+        if (s != SignClass::unknown) {
+            return s;
+        }
+        if (pool.is_constant(exponent) && is_even_integer(pool.constant_value(exponent))) {
+            return SignClass::nonnegative;
+        }
+        return SignClass::unknown;
+    }
+    case Op::call: {
+        const ExprId arg = pool.children(e)[0];
+        switch (static_cast<Func>(n.tag)) {
+        case Func::exp:
+        case Func::cosh:
+            return SignClass::positive;
+        case Func::abs:
+            return SignClass::nonnegative;
+        case Func::sqrt:
+            // Non-negative (or undefined), positive for a positive argument.
+            return std::max(sign_class(pool, arg, budget), SignClass::nonnegative);
+        case Func::sign:
+        case Func::sinh:
+        case Func::tanh:
+        case Func::atan:
+            // Increasing through the origin: the argument's class.
+            return sign_class(pool, arg, budget);
+        default:
+            return SignClass::unknown;
+        }
+    }
+    }
+    return SignClass::unknown;
+}
+
+[[noreturn]] void wrong_arity(Func f, unsigned given) {
+    throw std::invalid_argument(std::string(function_name(f)) + " takes " +
+                                std::to_string(function_arity(f)) + " argument(s), not " +
+                                std::to_string(given));
+}
+
+bool is_even_function(Func f) {
+    return f == Func::cos || f == Func::cosh || f == Func::abs;
+}
+
+bool is_odd_function(Func f) {
+    switch (f) {
+    case Func::sin:
+    case Func::tan:
+    case Func::sinh:
+    case Func::tanh:
+    case Func::asin:
+    case Func::atan:
+    case Func::sign:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::vector<ExprId> copy_children(const ExprPool& pool, ExprId id) {
+    const auto c = pool.children(id);
+    return {c.begin(), c.end()};
+}
+
+// c * (a + b + ...) as c*a + c*b + ...: each term is a product with a non-sum factor, so this
+// never comes back to a sum times a constant.
+ExprId distribute(ExprPool& pool, ExprId coefficient, ExprId sum) {
+    std::vector<ExprId> terms = copy_children(pool, sum);
+    for (ExprId& t : terms) {
+        t = pool.mul(coefficient, t);
+    }
+    return pool.add(terms);
+}
+
+} // namespace
+
+bool is_integer(double value) {
+    return std::isfinite(value) && value == std::trunc(value) && std::fabs(value) <= 0x1p53;
+}
+
+bool is_known_positive(const ExprPool& pool, ExprId e) {
+    int budget = sign_visit_budget;
+    return sign_class(pool, e, budget) == SignClass::positive;
+}
+
+bool is_known_nonnegative(const ExprPool& pool, ExprId e) {
+    int budget = sign_visit_budget;
+    return sign_class(pool, e, budget) != SignClass::unknown;
+}
+
+bool is_negative_form(const ExprPool& pool, ExprId e) {
+    const Node& n = pool.node(e);
+    switch (n.op) {
+    case Op::constant:
+        return n.value < 0.0;
+    case Op::mul: {
+        const ExprId first = pool.children(e)[0];
+        return pool.is_constant(first) && pool.constant_value(first) < 0.0;
+    }
+    case Op::add:
+        for (ExprId c : pool.children(e)) {
+            if (!pool.is_constant(c)) {
+                return is_negative_form(pool, c); // a term: never itself a sum
+            }
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+std::optional<double> integer_exponent(const ExprPool& pool, ExprId pow_node) {
+    if (pool.op(pow_node) != Op::pow) {
+        return std::nullopt;
+    }
+    const ExprId e = pool.children(pow_node)[1];
+    if (pool.is_constant(e) && is_integer(pool.constant_value(e))) {
+        return pool.constant_value(e);
+    }
+    return std::nullopt;
+}
+
+Term split_coefficient(ExprPool& pool, ExprId e) {
+    if (pool.is_constant(e)) {
+        return {pool.constant_value(e), pool.one()};
+    }
+    if (pool.op(e) == Op::mul) {
+        const auto kids = pool.children(e);
+        if (pool.is_constant(kids[0])) {
+            const double c = pool.constant_value(kids[0]);
+            if (kids.size() == 2) {
+                return {c, kids[1]};
+            }
+            // The remaining factors are canonical as they stand (sorted, no coefficient).
+            return {c, pool.intern(Op::mul, 0, 0, 0.0, kids.subspan(1))};
+        }
+    }
+    return {1.0, e};
+}
+
+// --- sums
+
+ExprId ExprPool::add(std::span<const ExprId> terms) {
+    double constant_sum = 0.0;
+    std::vector<Term> collected;
+    collected.reserve(terms.size() + 4);
+    std::vector<ExprId> work(terms.begin(), terms.end());
+    for (std::size_t i = 0; i < work.size(); ++i) {
+        const ExprId t = work[i];
+        if (is_constant(t)) {
+            constant_sum += constant_value(t);
+        } else if (op(t) == Op::add) {
+            const auto kids = children(t);
+            work.insert(work.end(), kids.begin(), kids.end()); // flatten one level: sums are flat
+        } else {
+            collected.push_back(split_coefficient(*this, t));
+        }
+    }
+
+    // Like terms: 2*x + 3*x -> 5*x.
+    std::sort(collected.begin(), collected.end(),
+              [this](const Term& a, const Term& b) { return compare(*this, a.rest, b.rest) < 0; });
+    std::vector<ExprId> result;
+    result.reserve(collected.size() + 1);
+    if (constant_sum != 0.0) {
+        result.push_back(constant(constant_sum));
+    }
+    for (std::size_t i = 0; i < collected.size();) {
+        double c = collected[i].coefficient;
+        std::size_t j = i + 1;
+        for (; j < collected.size() && collected[j].rest == collected[i].rest; ++j) {
+            c += collected[j].coefficient;
+        }
+        if (c != 0.0) {
+            result.push_back(c == 1.0 ? collected[i].rest : mul(constant(c), collected[i].rest));
+        }
+        i = j;
+    }
+    if (result.empty()) {
+        return zero_;
+    }
+    if (result.size() == 1) {
+        return result[0];
+    }
+    return intern(Op::add, 0, 0, 0.0, result);
+}
+
+ExprId ExprPool::add(ExprId a, ExprId b) {
+    const ExprId both[] = {a, b};
+    return add(both);
+}
+
+ExprId ExprPool::neg(ExprId a) {
+    return mul(minus_one_, a);
+}
+
+ExprId ExprPool::sub(ExprId a, ExprId b) {
+    return add(a, neg(b));
+}
+
+// --- products
+
+ExprId ExprPool::mul(std::span<const ExprId> factors) {
+    struct Power {
+        ExprId base;
+        double exponent;
+    };
+    double coefficient = 1.0;
+    std::vector<Power> powers;
+    std::vector<ExprId> work(factors.begin(), factors.end());
+    for (std::size_t i = 0; i < work.size(); ++i) {
+        const ExprId f = work[i];
+        switch (op(f)) {
+        case Op::constant:
+            coefficient *= constant_value(f);
+            break;
+        case Op::mul: {
+            const auto kids = children(f);
+            work.insert(work.end(), kids.begin(), kids.end());
+            break;
+        }
+        case Op::pow:
+            // Integer powers of one base combine (x^2 * x^-1 -> x), which is valid wherever
+            // both sides are defined; a non-integer power is kept whole so that
+            // x^0.3 * x^0.7 does not become x (undefined -> defined for x < 0).
+            if (const auto e = integer_exponent(*this, f)) {
+                powers.push_back({children(f)[0], *e});
+            } else {
+                powers.push_back({f, 1.0});
+            }
+            break;
+        default:
+            powers.push_back({f, 1.0});
+            break;
+        }
+    }
+    if (coefficient == 0.0) {
+        return zero_; // x*0 -> 0, see the soundness policy in simplify.hpp
+    }
+
+    // Sign-normalize sums so that (a - b)*c and -(b - a)*c meet: (-s)^n = (-1)^n s^n.
+    for (Power& p : powers) {
+        if (op(p.base) == Op::add && is_negative_form(*this, p.base)) {
+            p.base = distribute(*this, minus_one_, p.base);
+            if (is_odd_integer(p.exponent)) {
+                coefficient = -coefficient;
+            }
+        }
+    }
+
+    std::sort(powers.begin(), powers.end(), [this](const Power& a, const Power& b) {
+        return compare(*this, a.base, b.base) < 0;
+    });
+    std::vector<ExprId> rebuilt;
+    rebuilt.reserve(powers.size() + 1);
+    bool reshaped = false;
+    for (std::size_t i = 0; i < powers.size();) {
+        double e = powers[i].exponent;
+        std::size_t j = i + 1;
+        for (; j < powers.size() && powers[j].base == powers[i].base; ++j) {
+            e += powers[j].exponent;
+        }
+        const ExprId base = powers[i].base;
+        i = j;
+        if (e == 0.0) {
+            continue; // x * x^-1 -> 1
+        }
+        if (e == 1.0) {
+            rebuilt.push_back(base);
+            continue;
+        }
+        const ExprId f = pow(base, constant(e));
+        // pow may rewrite (abs(x)^2 -> x^2, exp(u)^2 -> exp(2*u)); then the result may combine
+        // with other factors, so the product is formed again from the rewritten factors.
+        if (op(f) != Op::pow || children(f)[0] != base) {
+            reshaped = true;
+        }
+        rebuilt.push_back(f);
+    }
+    if (reshaped) {
+        rebuilt.push_back(constant(coefficient));
+        return mul(rebuilt);
+    }
+
+    if (rebuilt.empty()) {
+        return constant(coefficient);
+    }
+    if (rebuilt.size() == 1) {
+        if (coefficient == 1.0) {
+            return rebuilt[0];
+        }
+        if (op(rebuilt[0]) == Op::add) {
+            // c*(a + b) -> c*a + c*b, so that 2*(x - y) and 2*x - 2*y are one node.
+            return distribute(*this, constant(coefficient), rebuilt[0]);
+        }
+    }
+    if (coefficient != 1.0) {
+        rebuilt.insert(rebuilt.begin(), constant(coefficient));
+    }
+    return intern(Op::mul, 0, 0, 0.0, rebuilt);
+}
+
+ExprId ExprPool::mul(ExprId a, ExprId b) {
+    const ExprId both[] = {a, b};
+    return mul(both);
+}
+
+ExprId ExprPool::div(ExprId a, ExprId b) {
+    return mul(a, pow(b, minus_one_));
+}
+
+// --- powers
+
+ExprId ExprPool::pow(ExprId base, ExprId exponent) {
+    if (is_constant(base, 1.0)) {
+        return one_; // 1^y = 1 for every y, as C's pow has it
+    }
+    if (!is_constant(exponent)) {
+        const Node b = node(base);
+        if (b.op == Op::call && static_cast<Func>(b.tag) == Func::exp) {
+            return call(Func::exp, mul(children(base)[0], exponent)); // exp(u)^y = exp(u*y)
+        }
+        if (b.op == Op::pow && is_known_positive(*this, children(base)[0])) {
+            const ExprId inner_base = children(base)[0];
+            const ExprId inner_exponent = children(base)[1];
+            return pow(inner_base, mul(inner_exponent, exponent));
+        }
+        const ExprId kids[] = {base, exponent};
+        return intern(Op::pow, 0, 0, 0.0, kids);
+    }
+
+    const double e = constant_value(exponent);
+    if (e == 0.0) {
+        return one_; // x^0 = 1, also for x = 0 (C's pow(0, 0) = 1)
+    }
+    if (e == 1.0) {
+        return base;
+    }
+    if (is_constant(base)) {
+        const double r = std::pow(constant_value(base), e);
+        if (std::isfinite(r)) {
+            return constant(r);
+        }
+        const ExprId kids[] = {base, exponent};
+        return intern(Op::pow, 0, 0, 0.0, kids);
+    }
+
+    const bool integral = is_integer(e);
+    const Node b = node(base);
+    switch (b.op) {
+    case Op::pow: {
+        const ExprId inner_base = children(base)[0];
+        const ExprId inner_exponent = children(base)[1];
+        if (is_constant(inner_exponent)) {
+            const double a = constant_value(inner_exponent);
+            if (integral && is_integer(a)) {
+                return pow(inner_base, constant(a * e)); // (x^2)^3 = x^6
+            }
+            if (is_even_integer(a)) {
+                return pow(call(Func::abs, inner_base), constant(a * e)); // (x^2)^0.5 = |x|
+            }
+        }
+        if (is_known_positive(*this, inner_base)) {
+            return pow(inner_base, mul(inner_exponent, exponent));
+        }
+        break;
+    }
+    case Op::mul: {
+        std::vector<ExprId> kids = copy_children(*this, base);
+        if (integral) {
+            for (ExprId& k : kids) {
+                k = pow(k, exponent); // (2*x*y)^2 = 4*x^2*y^2
+            }
+            return mul(kids);
+        }
+        if (is_constant(kids[0]) && constant_value(kids[0]) > 0.0) {
+            // (c*x)^e = c^e * x^e for c > 0
+            const ExprId c = pow(kids[0], exponent);
+            const ExprId rest = mul(std::span<const ExprId>(kids).subspan(1));
+            return mul(c, pow(rest, exponent));
+        }
+        break;
+    }
+    case Op::add:
+        if (integral && is_negative_form(*this, base)) {
+            const ExprId flipped = pow(distribute(*this, minus_one_, base), exponent);
+            return is_odd_integer(e) ? neg(flipped) : flipped;
+        }
+        break;
+    case Op::call: {
+        const ExprId u = children(base)[0];
+        switch (static_cast<Func>(b.tag)) {
+        case Func::exp:
+            return call(Func::exp, mul(u, exponent));
+        case Func::abs:
+            if (is_even_integer(e)) {
+                return pow(u, exponent); // |x|^2 = x^2
+            }
+            break;
+        case Func::sqrt:
+            if (is_even_integer(e) && is_known_nonnegative(*this, u)) {
+                return pow(u, constant(e / 2.0)); // sqrt(u)^2 = u only where u >= 0
+            }
+            break;
+        default:
+            break;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    // After the rules above, which know better forms ((x^2)^1.5 = |x|^3, exp(u)^1.5).
+    if (is_odd_integer(2.0 * e) && std::fabs(2.0 * e) <= max_unrolled_exponent) {
+        // x^(k + 1/2) = sqrt(x)^(2k + 1): equal for every real x (both undefined for x < 0),
+        // and one square root and a few multiplications instead of a call to pow:
+        // (x^2 + y^2)^-1.5 becomes 1/(r*r*r) with r = sqrt(x^2 + y^2).
+        const ExprId root = call(Func::sqrt, base);
+        return e == 0.5 ? root : pow(root, constant(2.0 * e));
+    }
+    const ExprId kids[] = {base, exponent};
+    return intern(Op::pow, 0, 0, 0.0, kids);
+}
+
+// --- calls
+
+ExprId ExprPool::call(Func f, ExprId a) {
+    if (function_arity(f) != 1) {
+        wrong_arity(f, 1);
+    }
+    if (is_constant(a)) {
+        const double r = apply(f, constant_value(a));
+        if (std::isfinite(r)) {
+            return constant(r);
+        }
+    }
+    if (is_negative_form(*this, a) && !is_constant(a)) {
+        if (is_even_function(f)) {
+            return call(f, neg(a)); // cos(-x) = cos(x)
+        }
+        if (is_odd_function(f)) {
+            return neg(call(f, neg(a))); // sin(-x) = -sin(x)
+        }
+    }
+
+    const Node n = node(a);
+    const auto inner = [&](Func g) {
+        return n.op == Op::call && static_cast<Func>(n.tag) == g ? std::optional(children(a)[0])
+                                                                 : std::nullopt;
+    };
+    switch (f) {
+    case Func::exp:
+        if (const auto u = inner(Func::log); u && is_known_positive(*this, *u)) {
+            return *u; // exp(log u) = u holds only for u > 0
+        }
+        break;
+    case Func::log:
+        if (const auto u = inner(Func::exp)) {
+            return *u; // log(exp u) = u for every real u
+        }
+        break;
+    case Func::sqrt:
+        if (n.op == Op::pow) {
+            if (const auto e = integer_exponent(*this, a); e && is_even_integer(*e)) {
+                // sqrt(x^2) = |x|, sqrt(x^4) = x^2
+                return pow(call(Func::abs, children(a)[0]), constant(*e / 2.0));
+            }
+        }
+        break;
+    case Func::abs:
+        if (is_known_nonnegative(*this, a)) {
+            return a;
+        }
+        if (n.op == Op::mul && is_constant(children(a)[0])) {
+            // |c*x| = c*|x| for c > 0 (a negative c was normalized away above)
+            const Term t = split_coefficient(*this, a);
+            return mul(constant(t.coefficient), call(Func::abs, t.rest));
+        }
+        if (n.op == Op::pow) {
+            if (const auto e = integer_exponent(*this, a); e && is_odd_integer(*e)) {
+                return pow(call(Func::abs, children(a)[0]), children(a)[1]); // |x^3| = |x|^3
+            }
+        }
+        break;
+    case Func::sign:
+        if (is_known_positive(*this, a)) {
+            return one_;
+        }
+        if (inner(Func::sign)) {
+            return a;
+        }
+        if (n.op == Op::mul && is_constant(children(a)[0])) {
+            return call(Func::sign, split_coefficient(*this, a).rest); // sign(c*x) = sign(x), c > 0
+        }
+        break;
+    default:
+        break;
+    }
+    const ExprId kids[] = {a};
+    return intern(Op::call, static_cast<std::uint8_t>(f), 0, 0.0, kids);
+}
+
+ExprId ExprPool::call(Func f, ExprId a, ExprId b) {
+    if (function_arity(f) != 2) {
+        wrong_arity(f, 2);
+    }
+    if (f == Func::pow) {
+        return pow(a, b);
+    }
+    // atan2: no sign normalization: atan2(-y, x) = -atan2(y, x) fails on the branch cut
+    // (y = 0, x < 0), where both sides are pi.
+    if (is_constant(a) && is_constant(b)) {
+        const double r = apply(f, constant_value(a), constant_value(b));
+        if (std::isfinite(r)) {
+            return constant(r);
+        }
+    }
+    const ExprId kids[] = {a, b};
+    return intern(Op::call, static_cast<std::uint8_t>(f), 0, 0.0, kids);
+}
+
+// --- rebuilding
+
+ExprId rebuild(ExprPool& pool, ExprId original, std::span<const ExprId> new_children) {
+    const Node n = pool.node(original);
+    switch (n.op) {
+    case Op::constant:
+    case Op::variable:
+        return original;
+    case Op::add:
+        return pool.add(new_children);
+    case Op::mul:
+        return pool.mul(new_children);
+    case Op::pow:
+        return pool.pow(new_children[0], new_children[1]);
+    case Op::call: {
+        const auto f = static_cast<Func>(n.tag);
+        return new_children.size() == 1 ? pool.call(f, new_children[0])
+                                        : pool.call(f, new_children[0], new_children[1]);
+    }
+    }
+    return original;
+}
+
+ExprId simplify(ExprPool& pool, ExprId e) {
+    const ExprId roots[] = {e};
+    const std::vector<ExprId> order = reachable_in_order(pool, roots);
+    std::vector<ExprId> image(e.index + 1);
+    std::vector<ExprId> kids;
+    for (ExprId id : order) {
+        kids.clear();
+        for (ExprId c : pool.children(id)) {
+            kids.push_back(image[c.index]);
+        }
+        image[id.index] = rebuild(pool, id, kids);
+    }
+    return image[e.index];
+}
+
+} // namespace mdl::symbolic

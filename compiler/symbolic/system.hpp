@@ -1,0 +1,104 @@
+// The symbolic system of a model: one expression pool and, per kernel of the calling
+// convention (codegen/kernel_abi.h), the list of expressions that kernel writes to out[].
+//
+//     M q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,   g(q) = 0,   x' = rates(...)
+//
+// The model builder fills mass, force (including -grad U), rates, potential, constraint and
+// phase; derive_kernels (derive_kernels.hpp) differentiates the rest.
+#pragma once
+
+#include "symbolic/expr.hpp"
+#include "symbolic/print.hpp"
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mdl::symbolic {
+
+// The kernels of kernel_abi.h, in the order of its mdl_kernels struct.
+enum class Kernel : std::uint8_t {
+    mass,                // out[n]:   diagonal of M, depends on p only
+    force,               // out[n]:   f, without constraint forces
+    rates,               // out[k]:   x'
+    potential,           // out[0 or 1]: U
+    constraint,          // out[m]:   g(q)
+    constraint_jacobian, // out[m*n]: G = dg/dq, row-major
+    curvature,           // out[m]:   (d/dq (G v)) v
+    force_dq,            // out[n*n]: df/dq, row-major
+    force_dv,            // out[n*n]: df/dv, row-major
+    phase,               // out[r]:   theta_i(t, p) = omega_i t + c_i
+    phase_rate,          // out[r]:   omega_i(p)
+};
+inline constexpr std::size_t kernel_count = 11;
+inline constexpr std::array<Kernel, kernel_count> all_kernels{
+    Kernel::mass,      Kernel::force,      Kernel::rates,
+    Kernel::potential, Kernel::constraint, Kernel::constraint_jacobian,
+    Kernel::curvature, Kernel::force_dq,   Kernel::force_dv,
+    Kernel::phase,     Kernel::phase_rate,
+};
+std::string_view kernel_name(Kernel k);
+
+struct SystemSizes {
+    std::uint32_t positions = 0;   // n
+    std::uint32_t states = 0;      // k
+    std::uint32_t constraints = 0; // m
+    std::uint32_t vibrations = 0;  // r
+    std::uint32_t parameters = 0;  // P
+};
+
+// A system that breaks the calling convention's assumptions (wrong output counts, a variable
+// index out of range, a mass that depends on q, a phase not linear in t, ...).
+class InvalidSystem : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+class System {
+public:
+    explicit System(SystemSizes sizes, std::size_t node_limit = ExprPool::default_node_limit);
+
+    ExprPool& pool() { return pool_; }
+    const ExprPool& pool() const { return pool_; }
+    const SystemSizes& sizes() const { return sizes_; }
+
+    // Variable leaves; std::out_of_range for an index beyond the sizes.
+    Expr time();
+    Expr position(std::uint32_t i);
+    Expr velocity(std::uint32_t i);
+    Expr state(std::uint32_t i);
+    Expr phase(std::uint32_t i);
+    Expr parameter(std::uint32_t i);
+    Expr constant(double value);
+
+    std::vector<ExprId>& outputs(Kernel k) { return outputs_[static_cast<std::size_t>(k)]; }
+    const std::vector<ExprId>& outputs(Kernel k) const {
+        return outputs_[static_cast<std::size_t>(k)];
+    }
+    // How many outputs kernel k must have (potential: 0 or 1, reported as its current count).
+    std::size_t expected_outputs(Kernel k) const;
+
+    // Throws InvalidSystem unless every kernel has its expected number of outputs, every
+    // variable index is in range, mass depends on parameters only, constraints on q and p
+    // only (holonomic, scleronomic: the curvature formula assumes it), phases on t and p only
+    // and phase rates on p only (phases linear in t).
+    void validate() const;
+
+    VariableNames names;             // for printing
+    bool velocity_dependent = false; // f depends on v (set by derive_kernels)
+    bool time_dependent = false;     // f depends on t other than through phases (likewise)
+
+private:
+    ExprPool pool_;
+    SystemSizes sizes_;
+    std::array<std::vector<ExprId>, kernel_count> outputs_;
+};
+
+// The derived equations in readable form (mdl compile --emit-symbolic): sizes, then every
+// kernel's outputs labelled with variable names; zero Jacobian entries are left out.
+std::string print_system(const System& system);
+
+} // namespace mdl::symbolic

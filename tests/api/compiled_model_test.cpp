@@ -1,0 +1,193 @@
+#include "mdl/compiled_model.hpp"
+
+#include "check/checker.hpp"
+#include "parse/parser.hpp"
+#include "symbolic/equations_of_motion.hpp"
+#include "symbolic/evaluate.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+using Catch::Detail::Approx;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string model_path(const std::string& name) {
+    return std::string(MDL_SOURCE_DIR) + "/models/" + name;
+}
+
+// The symbolic system of a file, built independently of the API, for the reference evaluator.
+mdl::symbolic::System reference_system(const std::string& path) {
+    auto file = mdl::source::SourceFile::read(path);
+    mdl::source::Diagnostics diagnostics(file);
+    auto ast = mdl::parse::parse_model(file, diagnostics);
+    REQUIRE(ast);
+    auto checked = mdl::check::check_model(*ast, diagnostics);
+    REQUIRE(checked);
+    return mdl::symbolic::equations_of_motion(*checked);
+}
+
+double relative_error(double a, double b) {
+    double scale = std::max({std::fabs(a), std::fabs(b), 1e-300});
+    return a == b ? 0.0 : std::fabs(a - b) / scale;
+}
+
+} // namespace
+
+TEST_CASE("JIT kernels equal the reference evaluator on every shipped model") {
+    std::mt19937_64 rng(20261122);
+    std::uniform_real_distribution<double> u(-1.5, 1.5);
+    for (const auto& entry : fs::directory_iterator(fs::path(MDL_SOURCE_DIR) / "models")) {
+        if (entry.path().extension() != ".mdl") {
+            continue;
+        }
+        INFO(entry.path().filename().string());
+        mdl::CompiledModel model = mdl::compile_file(entry.path().string());
+        mdl::symbolic::System system = reference_system(entry.path().string());
+        mdl::symbolic::Evaluator evaluator(system.pool());
+        auto sizes = model.sizes();
+        for (int trial = 0; trial < 5; ++trial) {
+            std::vector<double> q(sizes.positions), v(sizes.positions), x(sizes.states),
+                theta(sizes.vibrations);
+            for (auto* vec : {&q, &v, &x, &theta}) {
+                for (double& value : *vec) {
+                    value = u(rng);
+                }
+            }
+            double t = std::fabs(u(rng));
+            auto args = model.args(t, q.data(), v.data(), x.data(), theta.data());
+            mdl::symbolic::VariableValues at;
+            at.t = t;
+            at.q = q;
+            at.v = v;
+            at.x = x;
+            at.theta = theta;
+            at.p = model.parameters();
+            using K = mdl::symbolic::Kernel;
+            std::pair<K, mdl::Kernel> kernels[] = {
+                {K::mass, model.mass()},
+                {K::force, model.force()},
+                {K::rates, model.rates()},
+                {K::potential, model.potential()},
+                {K::constraint, model.constraint()},
+                {K::constraint_jacobian, model.constraint_jacobian()},
+                {K::curvature, model.curvature()},
+                {K::force_dq, model.force_dq()},
+                {K::force_dv, model.force_dv()},
+            };
+            for (auto& [which, kernel] : kernels) {
+                auto expected = evaluator.evaluate(system.outputs(which), at);
+                REQUIRE(expected.size() == kernel.outputs());
+                if (expected.empty()) {
+                    CHECK_FALSE(kernel);
+                    continue;
+                }
+                std::vector<double> got(kernel.outputs());
+                kernel(args, got.data());
+                for (std::size_t i = 0; i < got.size(); ++i) {
+                    INFO(mdl::symbolic::kernel_name(which)
+                         << "[" << i << "] " << got[i] << " vs " << expected[i]);
+                    CHECK(relative_error(got[i], expected[i]) <= 1e-13);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("a parameter change takes effect without recompiling") {
+    mdl::CompiledModel model = mdl::compile_file(model_path("kapitza.mdl"));
+    double q = 0.3, v = 0, theta = 0.7, f = 0;
+    auto force = [&] {
+        auto a = model.args(0, &q, &v, nullptr, &theta);
+        model.force()(a, &f);
+        return f;
+    };
+    CHECK(force() == Approx((9.8 + 4 * 1e4 * std::cos(0.7)) / 0.2 * std::sin(0.3)));
+    model.set_parameter("omega", 1e8);
+    CHECK(force() == Approx((9.8 + 4 * 1e8 * std::cos(0.7)) / 0.2 * std::sin(0.3)));
+    CHECK(model.phases(1e-8)[0] == Approx(1.0));
+    CHECK(model.fast_scales().at(0).omega == 1e8);
+    model.reset_parameters();
+    CHECK(model.parameter("omega") == 1e4);
+}
+
+TEST_CASE("parameters defined from others follow them until set themselves") {
+    mdl::CompiledModel model = mdl::compile(R"(model P
+  parameter Real eps = 1/400, omega = 1/eps, k = omega^2;
+  coordinate q(start = 1/omega);
+equation
+  der(der(q)) = -k*q;
+end P;)",
+                                            "p.mdl");
+    CHECK(model.parameter("omega") == Approx(400));
+    model.set_parameter("eps", 1.0 / 800);
+    CHECK(model.parameter("omega") == Approx(800));
+    CHECK(model.parameter("k") == Approx(640000));
+    CHECK(model.start_positions()[0] == Approx(1.0 / 800));
+    model.set_parameter("omega", 10); // now fixed: eps no longer moves it
+    model.set_parameter("eps", 1.0);
+    CHECK(model.parameter("omega") == 10);
+    CHECK(model.parameter("k") == Approx(100));
+}
+
+TEST_CASE("bad parameter requests are exceptions that leave the model unchanged") {
+    mdl::CompiledModel model = mdl::compile("model P parameter Real amp = 1, b = 1/amp; "
+                                            "coordinate q; equation der(der(q)) = -b*q; end P;",
+                                            "p.mdl");
+    CHECK_THROWS_WITH(model.set_parameter("Amp", 2),
+                      "model 'P' has no parameter 'Amp'; did you mean 'amp'?");
+    CHECK_THROWS_WITH(model.set_parameter("amp", 0),
+                      "setting 'amp' = 0 makes parameter 'b' non-finite (inf)");
+    CHECK_THROWS_AS(model.set_parameter("amp", NAN), std::invalid_argument);
+    CHECK(model.parameter("amp") == 1);
+    CHECK(model.parameter("b") == 1);
+}
+
+TEST_CASE("a model with errors throws CompileError with located diagnostics") {
+    try {
+        (void)mdl::compile("model M\n  parameter Real omega = 1;\n  coordinate q;\nequation\n  "
+                           "der(der(q)) = -omgea*q;\nend M;",
+                           "m.mdl");
+        FAIL("no exception");
+    } catch (const mdl::CompileError& e) {
+        REQUIRE(e.messages().size() == 1);
+        CHECK(e.messages()[0] == "m.mdl:5:18: error: use of undeclared name 'omgea'; did you "
+                                 "mean 'omega'?");
+        CHECK(std::string(e.what()).find("                 ^~~~~") != std::string::npos);
+    }
+    CHECK_THROWS_WITH(mdl::compile_file("/nonexistent/m.mdl"),
+                      "mdl: error: cannot open '/nonexistent/m.mdl'\n");
+}
+
+TEST_CASE("start values, settings, names and phase parity come from the model") {
+    mdl::CompiledModel model = mdl::compile_file(model_path("double_pendulum.mdl"));
+    CHECK(model.position_names() == std::vector<std::string>{"b1.x", "b1.y", "b2.x", "b2.y"});
+    CHECK(model.constraint_names() == std::vector<std::string>{"rod1", "rod2"});
+    model.set_parameter("q10", 0.1);
+    CHECK(model.start_positions()[0] == Approx(0.2 * std::sin(0.1)));
+    CHECK(model.text_setting("method", "") == "hmm-shake");
+    CHECK(model.number_setting("step", 0) == Approx(1.0 / 80));
+    CHECK(model.number_setting("Tolerance", 7) == 7);
+    CHECK(model.force_even_in_phase(0)); // cos(theta)
+    mdl::CompiledModel odd = mdl::compile(R"(model S
+  parameter Real w = 10;
+  vibration a(theta = w*time) = sin(theta);
+  coordinate q;
+equation
+  der(der(q)) = a*q;
+end S;)",
+                                          "s.mdl");
+    CHECK_FALSE(odd.force_even_in_phase(0));
+}
+
+TEST_CASE("the derived equations print in the model's own names") {
+    mdl::CompileOptions options;
+    options.keep_ir = true;
+    mdl::CompiledModel model = mdl::compile_file(model_path("kapitza.mdl"), options);
+    std::string text = model.symbolic_text();
+    CHECK(text.find("sin(q)") != std::string::npos);
+    CHECK(model.llvm_ir().find("define") != std::string::npos);
+}

@@ -1,0 +1,106 @@
+// The shape of the emitted IR (O0: as emitted, before LLVM's own clean-up).
+#include "codegen/compiled_kernels.hpp"
+
+#include "../symbolic/seed_systems.hpp"
+#include "symbolic/system.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace mdl;
+using codegen::CodegenOptions;
+using codegen::OptLevel;
+using symbolic::Kernel;
+
+namespace {
+
+std::size_t count(const std::string& text, const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+        ++n;
+    }
+    return n;
+}
+
+// The body of one function in the module text.
+std::string function_body(const std::string& ir, const std::string& name) {
+    const std::size_t start = ir.find("define void @" + name + "(");
+    REQUIRE(start != std::string::npos);
+    const std::size_t end = ir.find("\n}\n", start);
+    return ir.substr(start, end - start);
+}
+
+CodegenOptions as_emitted() {
+    CodegenOptions options;
+    options.opt_level = OptLevel::O0;
+    return options;
+}
+
+} // namespace
+
+TEST_CASE("one function per kernel with outputs, with the mdl_kernel signature", "[emit_ir]") {
+    const auto s = test::kapitza();
+    const std::string ir = codegen::optimized_ir(*s, as_emitted());
+    for (const char* name :
+         {"mdl_mass", "mdl_force", "mdl_force_dq", "mdl_force_dv", "mdl_phase", "mdl_phase_rate"}) {
+        INFO(name);
+        CHECK(ir.find(std::string("define void @") + name +
+                      "(ptr noalias nocapture nonnull "
+                      "readonly align 8") != std::string::npos);
+    }
+    CHECK(ir.find("@mdl_rates") == std::string::npos);
+    CHECK(ir.find("@mdl_constraint") == std::string::npos);
+    CHECK(ir.find("@mdl_potential") == std::string::npos);
+}
+
+TEST_CASE("a node shared by several outputs is computed once", "[emit_ir]") {
+    symbolic::System s({2, 0, 0, 0, 2});
+    const symbolic::Expr q = s.position(0), a = s.parameter(0), b = s.parameter(1);
+    s.outputs(Kernel::mass) = {s.constant(1), s.constant(1)};
+    s.outputs(Kernel::force) = {sin(q) * a, sin(q) * b + pow(sin(q), 2.0)};
+    symbolic::derive_kernels(s);
+    const std::string force = function_body(codegen::optimized_ir(s, as_emitted()), "mdl_force");
+    INFO(force);
+    CHECK(count(force, "call double @llvm.sin.f64(") == 1);
+    CHECK(count(force, "load double") == 3); // q[0], p[0], p[1], each once
+}
+
+TEST_CASE("integer powers are multiplications, other powers call pow", "[emit_ir]") {
+    symbolic::System s({5, 0, 0, 0, 1});
+    const symbolic::Expr p = s.parameter(0);
+    s.outputs(Kernel::mass) = std::vector<symbolic::ExprId>(5, s.pool().one());
+    s.outputs(Kernel::force) = {pow(s.position(0), 2.0), pow(s.position(1), 5.0),
+                                pow(s.position(2), 1.7), p / s.position(3),
+                                pow(s.position(4), 1.5)};
+    symbolic::derive_kernels(s);
+    const std::string force = function_body(codegen::optimized_ir(s, as_emitted()), "mdl_force");
+    INFO(force);
+    // x^2: 1 multiply; x^5 = x * (x^2)^2: 3; x^1.5 = sqrt(x)^3 = r * (r*r): 2.
+    CHECK(count(force, "fmul double") == 6);
+    CHECK(count(force, "@llvm.sqrt.f64(") == 1);
+    CHECK(count(force, "@llvm.pow.f64(") == 1); // only x^1.7
+    CHECK(count(force, "fdiv double") == 1);    // p / x, not p * (1 / x)
+}
+
+TEST_CASE("functions without an intrinsic call the C library", "[emit_ir]") {
+    symbolic::System s({2, 0, 0, 0, 0});
+    s.outputs(Kernel::mass) = {s.constant(1), s.constant(1)};
+    s.outputs(Kernel::force) = {tan(s.position(0)), atan2(s.position(1), s.position(0))};
+    symbolic::derive_kernels(s);
+    const std::string ir = codegen::optimized_ir(s, as_emitted());
+    CHECK(ir.find("declare double @tan(double)") != std::string::npos);
+    CHECK(ir.find("declare double @atan2(double, double)") != std::string::npos);
+}
+
+TEST_CASE("kept IR is optimized and names the variables", "[emit_ir]") {
+    const auto s = test::kapitza();
+    CodegenOptions options;
+    options.keep_ir = true;
+    const auto compiled = codegen::CompiledKernels::compile(*s, options);
+    const std::string& ir = compiled.ir();
+    CHECK(ir.find("define void @mdl_force(") != std::string::npos);
+    CHECK(ir.find("%phi = load double") != std::string::npos);
+    CHECK(ir.find("%omega = load double") != std::string::npos);
+    CHECK(ir == codegen::optimized_ir(*s, options));
+}

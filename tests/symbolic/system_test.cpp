@@ -1,0 +1,71 @@
+#include "symbolic/system.hpp"
+
+#include "seed_systems.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace mdl;
+using namespace mdl::symbolic;
+
+TEST_CASE("validate rejects systems that break the calling convention", "[system]") {
+    SECTION("output counts") {
+        System s({2, 0, 0, 0, 1});
+        s.outputs(Kernel::mass) = {s.parameter(0), s.parameter(0)};
+        s.outputs(Kernel::force) = {s.position(0)}; // 1 of 2
+        CHECK_THROWS_WITH(s.validate(), Catch::Contains("force has 1 outputs, expected 2"));
+    }
+    SECTION("mass depending on a position") {
+        System s({1, 0, 0, 0, 1});
+        s.outputs(Kernel::mass) = {s.parameter(0) * s.position(0)};
+        s.outputs(Kernel::force) = {s.constant(0)};
+        s.outputs(Kernel::force_dq) = {s.constant(0)};
+        s.outputs(Kernel::force_dv) = {s.constant(0)};
+        CHECK_THROWS_WITH(s.validate(), Catch::Contains("mass[0] uses q[0]"));
+    }
+    SECTION("variable index beyond the sizes") {
+        System s({1, 0, 0, 0, 0});
+        s.outputs(Kernel::mass) = {s.constant(1)};
+        s.outputs(Kernel::force) = {Expr(s.pool(), s.pool().variable({VarKind::parameter, 3}))};
+        s.outputs(Kernel::force_dq) = {s.constant(0)};
+        s.outputs(Kernel::force_dv) = {s.constant(0)};
+        CHECK_THROWS_AS(s.validate(), InvalidSystem);
+    }
+    SECTION("a phase that is not linear in time") {
+        System s({0, 0, 0, 1, 1});
+        s.outputs(Kernel::phase) = {s.parameter(0) * pow(s.time(), 2.0)};
+        derive_kernels(s);
+        CHECK_THROWS_WITH(s.validate(), Catch::Contains("linear in time"));
+    }
+    SECTION("a time-dependent constraint") {
+        System s({1, 0, 1, 0, 0});
+        s.outputs(Kernel::mass) = {s.constant(1)};
+        s.outputs(Kernel::force) = {s.constant(0)};
+        s.outputs(Kernel::constraint) = {s.position(0) - s.time()};
+        derive_kernels(s);
+        CHECK_THROWS_WITH(s.validate(), Catch::Contains("holonomic"));
+    }
+    SECTION("leaves out of range") {
+        System s({1, 0, 0, 0, 0});
+        CHECK_THROWS_AS(s.position(1), std::out_of_range);
+        CHECK_THROWS_AS(s.parameter(0), std::out_of_range);
+    }
+}
+
+TEST_CASE("print_system lists the derived equations by name", "[system][print]") {
+    auto s = test::kapitza();
+    const std::string text = print_system(*s);
+    INFO(text);
+    CHECK(text.find("// 1 position (phi), 0 states, 0 constraints, 1 vibration (theta), "
+                    "5 parameters (l, g, vmax, omega, theta0)") == 0);
+    CHECK(text.find("force depends on velocity: no; on time other than through phases: no") !=
+          std::string::npos);
+    CHECK(text.find("mass[phi] = 1\n") != std::string::npos);
+    CHECK(text.find("force[phi] = sin(phi)*(g + vmax*omega*cos(theta))/l\n") != std::string::npos);
+    CHECK(text.find("force_dq[phi, phi] = cos(phi)*(g + vmax*omega*cos(theta))/l\n") !=
+          std::string::npos);
+    CHECK(text.find("phase[theta] = theta0 + omega*t\n") != std::string::npos);
+    CHECK(text.find("phase_rate[theta] = omega\n") != std::string::npos);
+    CHECK(text.find("zero entries not shown: force_dv (all)") != std::string::npos);
+}
