@@ -14,5 +14,6 @@ struct GlobalOptions {
 // Returns the function that runs the subcommand (its exit code) once options are parsed.
 std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& global);
 std::function<int()> add_compile_command(CLI::App& app);
+std::function<int()> add_run_command(CLI::App& app);
 
 } // namespace mdl::cli

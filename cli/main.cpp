@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "always", "never"}));
     auto run_check = mdl::cli::add_check_command(app, global);
     auto run_compile = mdl::cli::add_compile_command(app);
+    auto run_run = mdl::cli::add_run_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("compile")) {
         return run_compile();
+    }
+    if (app.got_subcommand("run")) {
+        return run_run();
     }
     return 2;
 }

@@ -30,7 +30,9 @@ typedef struct mdl_kernel_args {
 } mdl_kernel_args;
 
 /* Every kernel writes its outputs to out[] and reads only what it needs from args.
- * Matrices are dense and row-major. */
+ * Matrices are dense and row-major. A kernel with no outputs (force and mass when n == 0,
+ * rates when k == 0, the constraint kernels when m == 0, the phase kernels when r == 0,
+ * potential when the model has none) is a null pointer: callers must not call it. */
 typedef void (*mdl_kernel)(const mdl_kernel_args* args, double* out);
 
 typedef struct mdl_kernels {

@@ -1,0 +1,212 @@
+// mdl run FILE.mdl [--method NAME] [--stop T] [--step H] [--rtol R] [--atol A]
+//                  [-p name=value]... [--output out.csv] [--every N]
+// Simulates a model with a classical integrator and streams the trajectory as CSV. Settings
+// default to the model's annotation(experiment(...)); flags override it.
+#include "commands.hpp"
+#include "mdl/compiled_model.hpp"
+#include "progress_bar.hpp"
+#include "runtime/methods.hpp"
+#include "runtime/numerical_failure.hpp"
+#include "runtime/output/csv_writer.hpp"
+#include "runtime/run.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <unistd.h>
+
+namespace mdl::cli {
+
+namespace {
+
+struct RunOptions {
+    std::string file;
+    std::optional<std::string> method;
+    std::optional<double> start, stop, step, rtol, atol, rho_inf, constraint_tol;
+    std::vector<std::string> parameters; // name=value
+    std::string output;                  // empty: stdout
+    std::size_t every = 1;
+    bool quiet = false;
+};
+
+// "name=value" -> the pair, or std::invalid_argument naming the flag.
+std::pair<std::string, double> parse_assignment(const std::string& text) {
+    auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+        throw std::invalid_argument(
+            fmt::format("-p expects name=value (e.g. -p omega=1e6), got '{}'", text));
+    }
+    std::string name = text.substr(0, eq), value = text.substr(eq + 1);
+    std::size_t used = 0;
+    double number = 0;
+    try {
+        number = std::stod(value, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != value.size()) {
+        throw std::invalid_argument(fmt::format("-p {}: '{}' is not a number", name, value));
+    }
+    return {name, number};
+}
+
+runtime::ModelNames names_of(const CompiledModel& model) {
+    return {model.name(), model.position_names(), model.state_names(), model.constraint_names(),
+            model.parameter_names()};
+}
+
+runtime::Method choose_method(const RunOptions& o, const CompiledModel& compiled,
+                              const runtime::Model& model) {
+    if (o.method) {
+        auto m = runtime::find_method(*o.method);
+        if (!m) {
+            throw std::invalid_argument("--method: " + runtime::unknown_method_message(*o.method));
+        }
+        return *m;
+    }
+    if (compiled.has_setting("method")) {
+        std::string name = compiled.text_setting("method", "");
+        auto m = runtime::find_method(name);
+        if (!m) {
+            throw std::invalid_argument(fmt::format(
+                "the model's experiment annotation asks for method '{}', which this version "
+                "of mdl does not provide; choose one with --method ({})",
+                name, runtime::unknown_method_message(name)));
+        }
+        return *m;
+    }
+    return runtime::default_method(model);
+}
+
+int run(const RunOptions& o) {
+    CompiledModel compiled = compile_file(o.file);
+    for (const std::string& p : o.parameters) {
+        auto [name, value] = parse_assignment(p);
+        try {
+            compiled.set_parameter(name, value);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("-p {}: {}", p, e.what()));
+        }
+    }
+    runtime::Model model(compiled.kernels(),
+                         {compiled.parameters().begin(), compiled.parameters().end()},
+                         names_of(compiled));
+    runtime::RunSettings settings;
+    settings.method = choose_method(o, compiled, model);
+    const runtime::MethodInfo& info = runtime::info(settings.method);
+    double start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    settings.stop_time = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    settings.step = o.step.value_or(compiled.number_setting(
+        "step", info.adaptive ? compiled.number_setting("Interval", 0.0) : 1e-3));
+    settings.adaptive.rtol = o.rtol.value_or(compiled.number_setting(
+        "rtol", compiled.number_setting("Tolerance", settings.adaptive.rtol)));
+    settings.adaptive.atol =
+        o.atol.value_or(compiled.number_setting("atol", settings.adaptive.atol));
+    settings.rho_inf = o.rho_inf.value_or(compiled.number_setting("rho_inf", settings.rho_inf));
+    settings.solver.constraint_tolerance =
+        o.constraint_tol.value_or(settings.solver.constraint_tolerance);
+    if (settings.stop_time <= start) {
+        throw std::invalid_argument(fmt::format("--stop: the stop time {} is not after the start "
+                                                "time {}",
+                                                settings.stop_time, start));
+    }
+    if (!(settings.step > 0) && !info.adaptive) {
+        throw std::invalid_argument(fmt::format("--step: must be positive, got {}", settings.step));
+    }
+
+    std::ofstream file;
+    std::ostream* out = &std::cout;
+    if (!o.output.empty()) {
+        file.open(o.output);
+        if (!file) {
+            throw std::invalid_argument(fmt::format("--output: cannot write '{}'", o.output));
+        }
+        out = &file;
+    }
+    runtime::State state = model.zero_state(start);
+    auto q0 = compiled.start_positions(), v0 = compiled.start_velocities();
+    auto x0 = compiled.start_states();
+    state.q = Eigen::Map<const runtime::Vector>(q0.data(), static_cast<Eigen::Index>(q0.size()));
+    state.v = Eigen::Map<const runtime::Vector>(v0.data(), static_cast<Eigen::Index>(v0.size()));
+    state.x = Eigen::Map<const runtime::Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
+
+    runtime::CsvOptions csv_options;
+    csv_options.every = o.every;
+    runtime::CsvWriter csv(*out, model, csv_options);
+    ProgressBar progress(start, settings.stop_time, !o.quiet && isatty(fileno(stderr)) != 0);
+    struct Observer {
+        runtime::CsvWriter& csv;
+        ProgressBar& progress;
+        void operator()(const runtime::State& s) {
+            csv(s);
+            progress.update(s.t);
+        }
+        void finish(const runtime::State& s) { csv.finish(s); }
+    } observer{csv, progress};
+
+    auto began = std::chrono::steady_clock::now();
+    runtime::IntegrationStats stats = runtime::run(model, state, settings, observer);
+    progress.done();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (!o.quiet) {
+        std::cerr << fmt::format("mdl run: {} with {}: t = {} to {}, {} steps{}, {} rows, "
+                                 "{:.3f} s\n",
+                                 compiled.name(), info.name, start, settings.stop_time, stats.steps,
+                                 info.adaptive ? fmt::format(" ({} rejected)", stats.rejected) : "",
+                                 csv.rows(), seconds);
+    }
+    return 0;
+}
+
+} // namespace
+
+std::function<int()> add_run_command(CLI::App& app) {
+    auto o = std::make_shared<RunOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "run", "Simulate a model and write its trajectory as CSV (time, positions, velocities, "
+               "states, constraint residuals and multipliers, energy)");
+    cmd->add_option("file", o->file, "Model file (.mdl)")->required();
+    std::string method_help = "Integration method:";
+    for (const auto& m : runtime::methods()) {
+        method_help += fmt::format("\n  {:<9} {}", m.name, m.summary);
+    }
+    cmd->add_option("-m,--method", o->method, method_help);
+    cmd->add_option("--start", o->start, "Start time (default: the model's StartTime, or 0)");
+    cmd->add_option("--stop", o->stop, "Stop time (default: the model's StopTime, or 1)");
+    cmd->add_option("--step", o->step,
+                    "Step size; for dopri5 the output interval (default: the model's step)");
+    cmd->add_option("--rtol", o->rtol, "Relative tolerance of adaptive methods (default 1e-6)");
+    cmd->add_option("--atol", o->atol, "Absolute tolerance of adaptive methods (default 1e-9)");
+    cmd->add_option("--rho-inf", o->rho_inf,
+                    "Spectral radius at infinity of generalized-alpha, in [0, 1] (default 0.9)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--constraint-tol", o->constraint_tol,
+                    "Largest |g(q)| accepted by SHAKE/RATTLE and the constrained implicit "
+                    "methods, in the constraint's units (default 1e-12)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("-p,--parameter", o->parameters, "Override a parameter: -p omega=1e6")
+        ->allow_extra_args(false);
+    cmd->add_option("-o,--output", o->output, "CSV file to write (default: standard output)");
+    cmd->add_option("--every", o->every, "Write every N-th step (and the last)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
+    return [o]() {
+        try {
+            return run(*o);
+        } catch (const CompileError& e) {
+            std::cerr << e.what();
+            return 1;
+        } catch (const runtime::NumericalFailure& e) {
+            std::cerr << fmt::format("mdl: error: {}\n", e.what());
+            return 3;
+        } catch (const std::invalid_argument& e) {
+            std::cerr << fmt::format("mdl run: error: {}\n", e.what());
+            return 2;
+        }
+    };
+}
+
+} // namespace mdl::cli

@@ -1,0 +1,167 @@
+// The driver: runs any stepper from state.t to t_end and hands each state to an observer
+// (output is an observer, not the integrator's business). An observer is any callable
+// taking `const State&`; if it also has `finish(const State&)`, that is called with the
+// final state (a decimating writer uses it to write the last row).
+//
+// After every step the state is checked for NaN/Inf; a numerical failure propagates as
+// NumericalFailure with the time, the variable and the method, after the observer has seen
+// every good state.
+#pragma once
+
+#include "runtime/integrators/dopri5.hpp"
+#include "runtime/integrators/stepper_support.hpp"
+#include "runtime/model.hpp"
+#include "runtime/numerical_failure.hpp"
+#include "runtime/state.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace mdl::runtime {
+
+struct IntegrationStats {
+    std::size_t steps = 0;             // accepted steps
+    std::size_t rejected = 0;          // rejected steps (adaptive only)
+    std::size_t outputs = 0;           // states handed to the observer
+    std::size_t force_evaluations = 0; // filled by run() (ModelForce counts them)
+};
+
+// Throws NumericalFailure(non_finite) naming the first non-finite position, velocity,
+// first-order state or multiplier.
+void require_finite(const Model& model, const State& state, std::string_view method);
+
+// A step size and end time that make sense, else std::invalid_argument.
+void require_run_interval(double t0, double t_end, double h, std::string_view method);
+
+namespace detail {
+template <class Observer>
+void finish(Observer& observer, const State& state) {
+    if constexpr (requires { observer.finish(state); }) {
+        observer.finish(state);
+    }
+}
+} // namespace detail
+
+// Fixed steps of size h (towards t_end, which may lie before state.t); the step times are
+// t0 + k h, computed afresh each step so they do not drift, and the last step is shortened
+// to end exactly at t_end (unless it would be shorter than 1e-9 h: then the grid is
+// stretched to end there).
+template <class Stepper, class Observer>
+IntegrationStats integrate_fixed(Stepper& stepper, State& state, double t_end, double h,
+                                 Observer&& observer) {
+    const Model& model = stepper.model();
+    require_state_shape(model, state, stepper.name());
+    require_run_interval(state.t, t_end, h, stepper.name());
+    IntegrationStats stats;
+    const double t0 = state.t;
+    const double span = t_end - t0;
+    const double direction = span < 0.0 ? -1.0 : 1.0;
+    double count = std::abs(span) / h;
+    double rounded = std::round(count);
+    double step = h;
+    if (std::abs(count - rounded) <= 1e-9 * std::max(1.0, count)) {
+        count = rounded; // the grid ends at t_end (up to the stretch of h by < 1e-9)
+        step = rounded > 0.0 ? std::abs(span) / rounded : h;
+    } else {
+        count = std::ceil(count);
+    }
+    const auto steps = static_cast<std::size_t>(count);
+    require_finite(model, state, stepper.name());
+    observer(static_cast<const State&>(state));
+    ++stats.outputs;
+    for (std::size_t k = 1; k <= steps; ++k) {
+        const double target = k == steps ? t_end : t0 + direction * static_cast<double>(k) * step;
+        stepper.step(state, target - state.t);
+        require_finite(model, state, stepper.name());
+        ++stats.steps;
+        observer(static_cast<const State&>(state));
+        ++stats.outputs;
+    }
+    detail::finish(observer, state);
+    return stats;
+}
+
+// Adaptive Dormand–Prince from state.t to t_end. output_interval > 0: the observer sees the
+// states at t0 + k output_interval and t_end, from dense output; otherwise every accepted
+// step. The last step is shortened to end exactly at t_end.
+template <class Force, class Observer>
+IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double t_end,
+                                    Observer&& observer, double output_interval = 0.0) {
+    const Model& model = stepper.model();
+    require_state_shape(model, state, stepper.name());
+    require_run_interval(state.t, t_end, output_interval > 0.0 ? output_interval : 1.0,
+                         stepper.name());
+    IntegrationStats stats;
+    const double t0 = state.t;
+    const double direction = t_end < t0 ? -1.0 : 1.0;
+    require_finite(model, state, stepper.name());
+    observer(static_cast<const State&>(state));
+    ++stats.outputs;
+    if (t_end == t0) {
+        detail::finish(observer, state);
+        return stats;
+    }
+    State dense = state; // sized once, outside the loop
+    std::size_t next_output = 1;
+    double h = stepper.initial_step(state, t_end);
+    const std::size_t max_steps = stepper.options().max_steps;
+    bool last = false;
+    while (!last) {
+        // the last step ends exactly at t_end, stretched by at most 1% (Hairer's DOPRI5)
+        double attempt = h;
+        const double remaining = t_end - state.t;
+        if (1.01 * std::abs(attempt) >= std::abs(remaining)) {
+            attempt = remaining;
+            last = true;
+        }
+        double proposed = attempt;
+        if (!stepper.try_step(state, proposed)) {
+            ++stats.rejected;
+            h = proposed;
+            last = false;
+        } else {
+            ++stats.steps;
+            if (last) {
+                state.t = t_end; // exact end time
+            }
+            require_finite(model, state, stepper.name());
+            h = proposed;
+            if (output_interval > 0.0) {
+                for (;;) {
+                    const double t_out =
+                        t0 + direction * static_cast<double>(next_output) * output_interval;
+                    if (direction * (t_out - state.t) > 0.0 ||
+                        direction * (t_end - t_out) <= 1e-12 * std::abs(t_end - t0)) {
+                        break;
+                    }
+                    stepper.interpolate(t_out, dense);
+                    dense.lambda = state.lambda;
+                    observer(static_cast<const State&>(dense));
+                    ++stats.outputs;
+                    ++next_output;
+                }
+                if (last) {
+                    observer(static_cast<const State&>(state));
+                    ++stats.outputs;
+                }
+            } else {
+                observer(static_cast<const State&>(state));
+                ++stats.outputs;
+            }
+        }
+        if (max_steps > 0 && stats.steps + stats.rejected >= max_steps && !last) {
+            throw NumericalFailure(FailureKind::too_many_steps, stepper.name(), state.t, "",
+                                   std::to_string(max_steps) +
+                                       " steps taken without reaching t = " + format_number(t_end) +
+                                       "; the problem may be stiff (try newmark or galpha) "
+                                       "or the tolerances too tight");
+        }
+    }
+    detail::finish(observer, state);
+    return stats;
+}
+
+} // namespace mdl::runtime

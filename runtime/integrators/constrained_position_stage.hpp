@@ -1,0 +1,112 @@
+// The position stage SHAKE and RATTLE share; they compute the same positions and differ
+// only in the velocity at the step point (hmm-mechanical-vibrations, Sect. 4.3; Leimkuhler &
+// Skeel 1994):
+//
+//   v_{n+1/2} = v_n + h/2 M^-1 (f(t_n, q_n, v_{n+1/2}) + G(q_n)^T lambda)
+//   q_{n+1}   = q_n + h v_{n+1/2},        g(q_{n+1}) = 0,
+//
+// lambda by Newton's method (PositionConstraintNewton) started from the multipliers of
+// consistent accelerations at (q_n, v_n), which use the curvature kernel. Then
+// a_{n+1} = M^-1 f(t_{n+1}, q_{n+1}, v_{n+1/2}), G(q_{n+1}) and its Gram matrix are formed
+// for the velocity stage and kept for the next step (the next step's a_n, G(q_n)).
+// A velocity-dependent f makes the first kick implicit: fixed-point iteration on
+// v_{n+1/2}, with the constraint solved inside (Störmer–Verlet for general partitioned
+// systems, Hairer, Lubich & Wanner, Geometric Numerical Integration, Sect. II.2).
+#pragma once
+
+#include "runtime/integrators/lagrange_multipliers.hpp"
+#include "runtime/integrators/stepper_support.hpp"
+#include "runtime/model_force.hpp"
+
+#include <string_view>
+#include <utility>
+
+namespace mdl::runtime::detail {
+
+template <AccelerationField Force>
+class ConstrainedPositionStage {
+public:
+    explicit ConstrainedPositionStage(const Model& model)
+        : model_(&model), a0_(Vector::Zero(model.positions())), a1_(a0_), q1_(a0_), v_half_(a0_),
+          x_free_(a0_), next_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_),
+          G0_(Matrix::Zero(model.constraints(), model.positions())), G1_(G0_),
+          D_(Matrix::Zero(model.positions(), model.constraints())), gram0_(model), gram1_(model),
+          newton_(model) {}
+
+    bool continues(const State& s) const { return memory_.continues(s); }
+
+    void advance(Force& force, const State& s, double h, const SolverOptions& options,
+                 std::string_view method) {
+        const double t1 = s.t + h;
+        const double c = 0.5 * h * h;
+        if (!memory_.continues(s)) {
+            force.acceleration(s.t, s.q, s.v, s.x, a0_);
+            model_->constraint_jacobian(s.q, G0_);
+            gram0_.factorize(G0_, s.t, method);
+        }
+        model_->curvature(s.q, s.v, kappa_);
+        acceleration_multipliers(gram0_, G0_, a0_, kappa_, lambda_);
+        scaled_constraint_directions(*model_, G0_, c, D_);
+        if (!force.velocity_dependent()) {
+            position_step(s, h, options, method);
+            v_half_.swap(next_);
+        } else {
+            v_half_ = s.v + (0.5 * h) * a0_;
+            double change = 0.0;
+            Eigen::Index worst = 0;
+            int iteration = 1;
+            for (;; ++iteration) {
+                force.acceleration(s.t, s.q, v_half_, s.x, a0_);
+                position_step(s, h, options, method); // next_ = the new v_{n+1/2}
+                worst = largest_difference(next_, v_half_, change);
+                v_half_.swap(next_);
+                if (change <= options.velocity_tolerance * v_half_.cwiseAbs().maxCoeff()) {
+                    break;
+                }
+                if (iteration == options.max_iterations || !std::isfinite(change)) {
+                    throw_kick_not_converged(*model_, method, s.t, worst, change, h, iteration);
+                }
+            }
+        }
+        force.acceleration(t1, q1_, v_half_, s.x, a1_);
+        model_->constraint_jacobian(q1_, G1_);
+        gram1_.factorize(G1_, t1, method);
+    }
+
+    // After the velocity stage: the new state becomes the start of the next step.
+    void commit(const State& s) {
+        std::swap(a0_, a1_);
+        std::swap(G0_, G1_);
+        std::swap(gram0_, gram1_);
+        memory_.remember(s);
+    }
+
+    const Vector& q1() const { return q1_; }
+    const Vector& v_half() const { return v_half_; }
+    const Vector& a1() const { return a1_; } // M^-1 f(t_{n+1}, q_{n+1}, v_{n+1/2})
+    const Matrix& G1() const { return G1_; } // G(q_{n+1})
+    const ConstraintGram& gram1() const { return gram1_; }
+    const Vector& lambda() const { return lambda_; } // the position multipliers of the step
+
+private:
+    // q_{n+1} = q_n + h v_n + h^2/2 (a_n + M^-1 G_n^T lambda) with g(q_{n+1}) = 0, and the
+    // half-step velocity v_n + h/2 (a_n + M^-1 G_n^T lambda) into next_.
+    void position_step(const State& s, double h, const SolverOptions& options,
+                       std::string_view method) {
+        const double c = 0.5 * h * h;
+        x_free_ = s.q + h * s.v + c * a0_;
+        newton_.solve(x_free_, D_, options, s.t + h, h, method, lambda_, q1_);
+        next_ = s.v + (0.5 * h) * a0_;
+        next_.noalias() += (1.0 / h) * (D_ * lambda_); // D lambda / h = h/2 M^-1 G_n^T lambda
+    }
+
+    const Model* model_;
+    Vector a0_, a1_, q1_, v_half_, x_free_, next_;
+    Vector lambda_, kappa_;
+    Matrix G0_, G1_, D_;
+    ConstraintGram gram0_, gram1_;
+    PositionConstraintNewton newton_;
+    StepMemory memory_;
+};
+
+} // namespace mdl::runtime::detail

@@ -1,0 +1,272 @@
+// The generalized-alpha method of Chung & Hulbert (1993), as written in
+// mechanical-systems-newmark-galpha, Sect. 21.2:
+//
+//   M a_{n+1-alpha_m} = F(t_{n+1-alpha_f}, x_{n+1-alpha_f}, v_{n+1-alpha_f})
+//   x_{n+1} = x_n + h v_n + h^2 ((1/2 - beta) a_n + beta a_{n+1})
+//   v_{n+1} = v_n + h ((1 - gamma) a_n + gamma a_{n+1})
+//   x_{n+1-alpha_f} = (1 - alpha_f) x_{n+1} + alpha_f x_n     (likewise v and t)
+//   a_{n+1-alpha_m} = (1 - alpha_m) a_{n+1} + alpha_m a_n
+//
+// with the parameters from the spectral radius at infinity rho_inf (Sect. 21.2):
+//   alpha_m = (2 rho_inf - 1)/(rho_inf + 1), alpha_f = rho_inf/(rho_inf + 1),
+//   beta = (1 - alpha_m + alpha_f)^2 / 4,    gamma = 1/2 - alpha_m + alpha_f.
+// Second order; modes with omega h >> 1 are damped by the factor rho_inf per step.
+// alpha_m = alpha_f = 0, beta = 1/4, gamma = 1/2 is Newmark's average acceleration (Sect.
+// 21.1, newmark.hpp). The unknown a_{n+1} (n values, "the dimension of the nonlinear system is
+// the number of state variables") is found by Newton's method with the Jacobian
+//   (1 - alpha_m) I - (1 - alpha_f) (beta h^2 M^-1 df/dq + gamma h M^-1 df/dv).
+//
+// Constraints (Sect. 21.3: the mass matrix extended by zeros for the multipliers):
+//   M a_{n+1-alpha_m} = F(x_{n+1-alpha_f}, ...) + G(x_{n+1-alpha_f})^T lambda_{n+1},
+//   g(x_{n+1}) = 0,
+// Newton on (a_{n+1}, lambda_{n+1}) together (the saddle-point matrix, the derivative of
+// G^T lambda left out), the constraint rows scaled by 1/(beta h^2). The start acceleration
+// is consistent with the constraints (acceleration-level multipliers, curvature kernel).
+// With project_velocities the new velocity is then projected onto G(x_{n+1}) v = 0 in the
+// M metric, so velocities satisfy the hidden constraint to round-off too.
+#pragma once
+
+#include "runtime/integrators/lagrange_multipliers.hpp"
+#include "runtime/integrators/stepper_support.hpp"
+#include "runtime/model_force.hpp"
+
+#include <Eigen/LU>
+#include <concepts>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace mdl::runtime {
+
+struct GeneralizedAlphaParameters {
+    double alpha_m = 0.0;
+    double alpha_f = 0.0;
+    double beta = 0.25;
+    double gamma = 0.5;
+
+    // Chung–Hulbert, Sect. 21.2; rho_inf in [0, 1] (std::invalid_argument otherwise).
+    static GeneralizedAlphaParameters chung_hulbert(double rho_inf);
+    // Newmark's average acceleration (trapezoidal) rule, Sect. 21.1.
+    static GeneralizedAlphaParameters average_acceleration();
+};
+
+struct ImplicitOptions {
+    SolverOptions solver = {};
+    // Constrained models: project v_{n+1} onto G(x_{n+1}) v = 0 after each step.
+    bool project_velocities = true;
+};
+
+template <DifferentiableAccelerationField Force = ModelForce>
+class GeneralizedAlpha {
+public:
+    explicit GeneralizedAlpha(const Model& model, double rho_inf,
+                              ImplicitOptions options = {}) requires std::same_as<Force, ModelForce>
+        : GeneralizedAlpha(model, GeneralizedAlphaParameters::chung_hulbert(rho_inf),
+                           ModelForce(model), options) {}
+    GeneralizedAlpha(const Model& model, GeneralizedAlphaParameters parameters, Force force,
+                     ImplicitOptions options = {}, std::string_view name = "galpha")
+        : model_(&model), force_(std::move(force)), p_(parameters), options_(options), name_(name),
+          n_(model.positions()), m_(model.constraints()), a_(Vector::Zero(n_)), a1_(a_), x1_(a_),
+          v1_(a_), xa_(a_), va_(a_), force_a_(a_), r_(Vector::Zero(n_ + m_)), dz_(r_), tmp_(a_),
+          noise_(a_), lambda_(Vector::Zero(m_)), g1_(lambda_), kappa_(lambda_),
+          A_q_(Matrix::Zero(n_, n_)), A_v_(A_q_), Ga_(Matrix::Zero(m_, n_)), G1_(Ga_),
+          K_(Eigen::MatrixXd::Zero(n_ + m_, n_ + m_)), lu_(n_ + m_), gram_(model) {
+        require_no_first_order_states(model, name_);
+    }
+
+    // The stepper keeps a pointer to the model, which must outlive it.
+    GeneralizedAlpha(const Model&&, double, ImplicitOptions = {}) = delete;
+    GeneralizedAlpha(const Model&&, GeneralizedAlphaParameters, Force, ImplicitOptions = {},
+                     std::string_view = {}) = delete;
+
+    std::string_view name() const { return name_; }
+    const Model& model() const { return *model_; }
+    Force& force() { return force_; }
+    const GeneralizedAlphaParameters& parameters() const { return p_; }
+    // The method's acceleration variable a_n (not the acceleration at t_n when alpha_m !=
+    // alpha_f), and the Newton updates of the last step.
+    const Vector& acceleration() const { return a_; }
+    int newton_iterations() const { return iterations_; }
+
+    void step(State& s, double h) {
+        if (!memory_.continues(s)) {
+            start(s);
+        }
+        const double beta_h2 = p_.beta * h * h;
+        const double t_alpha = s.t + (1.0 - p_.alpha_f) * h;
+        a1_ = a_; // predictor: the last acceleration
+        // Newton's method. Converged when each residual is below the tolerance relative to
+        // the accelerations plus the round-off of evaluating the force (16 eps sum_j
+        // |da_i/dq_j| |q_j| + |da_i/dv_j| |v_j|: a stiff spring's k x terms cancel and leave
+        // that much noise), or when the last correction was below the tolerance.
+        noise_.setZero();
+        bool converged = false;
+        for (int iteration = 0; !converged; ++iteration) {
+            predict(s, h);
+            force_.acceleration(t_alpha, xa_, va_, s.x, force_a_);
+            // r = (1 - alpha_m) a_{n+1} + alpha_m a_n - M^-1 (F_alpha + G_alpha^T lambda)
+            r_.head(n_) = (1.0 - p_.alpha_m) * a1_ + p_.alpha_m * a_ - force_a_;
+            if (m_ > 0) {
+                model_->constraint_jacobian(xa_, Ga_);
+                tmp_.noalias() = Ga_.transpose() * lambda_;
+                r_.head(n_) -= model_->inverse_mass().cwiseProduct(tmp_);
+                model_->constraint(x1_, g1_);
+                r_.tail(m_) = g1_ / beta_h2;
+            }
+            const double scale =
+                std::max({a1_.cwiseAbs().maxCoeff(), force_a_.cwiseAbs().maxCoeff(),
+                          std::numeric_limits<double>::min()});
+            double dynamics = 0.0; // the largest residual beyond its noise level
+            for (Eigen::Index i = 0; i < n_; ++i) {
+                dynamics = std::max(dynamics, std::abs(r_[i]) - noise_[i]);
+            }
+            const double geometry = m_ > 0 ? g1_.cwiseAbs().maxCoeff() : 0.0;
+            iterations_ = iteration;
+            if (dynamics <= options_.solver.newton_tolerance * scale &&
+                geometry <= options_.solver.constraint_tolerance) {
+                break;
+            }
+            if (!std::isfinite(dynamics) || !std::isfinite(geometry)) {
+                throw_not_finite(s.t + h, h);
+            }
+            if (iteration == options_.solver.max_iterations) {
+                throw_not_converged(s.t + h, h, scale);
+            }
+            force_.acceleration_jacobians(t_alpha, xa_, va_, s.x, A_q_, A_v_);
+            estimate_noise();
+            const double c = 1.0 - p_.alpha_f;
+            K_.topLeftCorner(n_, n_) = -c * (beta_h2 * A_q_ + (p_.gamma * h) * A_v_);
+            K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
+            if (m_ > 0) {
+                K_.topRightCorner(n_, m_) =
+                    -(model_->inverse_mass().asDiagonal() * Ga_.transpose());
+                model_->constraint_jacobian(x1_, G1_);
+                K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
+                K_.bottomRightCorner(m_, m_).setZero();
+            }
+            lu_.compute(K_);
+            if (nearly_singular(lu_)) {
+                throw_singular(s.t + h, h);
+            }
+            dz_ = lu_.solve(r_);
+            a1_ -= dz_.head(n_);
+            if (m_ > 0) {
+                lambda_ -= dz_.tail(m_);
+            }
+            iterations_ = iteration + 1;
+            const double correction = dz_.head(n_).cwiseAbs().maxCoeff();
+            converged = correction <= options_.solver.newton_tolerance * scale &&
+                        geometry <= options_.solver.constraint_tolerance;
+        }
+        predict(s, h);
+        a_ = a1_;
+        s.q = x1_;
+        s.v = v1_;
+        s.t += h;
+        if (m_ > 0) {
+            if (options_.project_velocities) {
+                project_velocity(s);
+            }
+            s.lambda = lambda_;
+        }
+        memory_.remember(s);
+    }
+
+private:
+    // x_{n+1}, v_{n+1} from a_{n+1}, and their alpha_f averages
+    void predict(const State& s, double h) {
+        x1_ = s.q + h * s.v + (h * h) * ((0.5 - p_.beta) * a_ + p_.beta * a1_);
+        v1_ = s.v + h * ((1.0 - p_.gamma) * a_ + p_.gamma * a1_);
+        xa_ = (1.0 - p_.alpha_f) * x1_ + p_.alpha_f * s.q;
+        va_ = (1.0 - p_.alpha_f) * v1_ + p_.alpha_f * s.v;
+    }
+
+    void estimate_noise() {
+        const double unit = 16.0 * std::numeric_limits<double>::epsilon();
+        for (Eigen::Index i = 0; i < n_; ++i) {
+            double sum = 0.0;
+            for (Eigen::Index j = 0; j < n_; ++j) {
+                sum += std::abs(A_q_(i, j) * xa_[j]) + std::abs(A_v_(i, j) * va_[j]);
+            }
+            noise_[i] = unit * sum;
+        }
+    }
+
+    // a_0 = M^-1 (F_0 + G_0^T lambda_0), with lambda_0 making it consistent (G a + curvature
+    // = 0) on constrained models.
+    void start(const State& s) {
+        force_.acceleration(s.t, s.q, s.v, s.x, a_);
+        if (m_ > 0) {
+            model_->constraint_jacobian(s.q, G1_);
+            gram_.factorize(G1_, s.t, name_);
+            model_->curvature(s.q, s.v, kappa_);
+            acceleration_multipliers(gram_, G1_, a_, kappa_, lambda_);
+            tmp_.noalias() = G1_.transpose() * lambda_;
+            a_ += model_->inverse_mass().cwiseProduct(tmp_);
+        }
+    }
+
+    // v <- v - M^-1 G^T S^-1 G v: the M-orthogonal projection onto G(x_{n+1}) v = 0.
+    void project_velocity(State& s) {
+        model_->constraint_jacobian(s.q, G1_);
+        gram_.factorize(G1_, s.t, name_);
+        kappa_.noalias() = G1_ * s.v;
+        gram_.solve_in_place(kappa_);
+        tmp_.noalias() = G1_.transpose() * kappa_;
+        s.v -= model_->inverse_mass().cwiseProduct(tmp_);
+    }
+
+    [[noreturn]] void throw_not_finite(double t, double h) const;
+    [[noreturn]] void throw_not_converged(double t, double h, double scale) const;
+    [[noreturn]] void throw_singular(double t, double h);
+
+    const Model* model_;
+    Force force_;
+    GeneralizedAlphaParameters p_;
+    ImplicitOptions options_;
+    std::string name_;
+    Eigen::Index n_, m_;
+    Vector a_, a1_, x1_, v1_, xa_, va_, force_a_, r_, dz_, tmp_, noise_;
+    Vector lambda_, g1_, kappa_;
+    Matrix A_q_, A_v_, Ga_, G1_;
+    Eigen::MatrixXd K_;
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+    ConstraintGram gram_;
+    detail::StepMemory memory_;
+    int iterations_ = 0;
+};
+
+namespace detail {
+// Messages naming the coordinate or constraint where Newton's iteration failed.
+// residual: the n equations of motion (relative to scale); g: the m constraint values.
+[[noreturn]] void throw_implicit_not_finite(const Model& model, std::string_view method, double t,
+                                            double h, Eigen::Ref<const Vector> residual,
+                                            const Vector& g);
+[[noreturn]] void throw_implicit_not_converged(const Model& model, std::string_view method,
+                                               double t, double h,
+                                               Eigen::Ref<const Vector> residual, double scale,
+                                               const Vector& g, const SolverOptions& options);
+[[noreturn]] void throw_implicit_singular(const Model& model, std::string_view method, double t,
+                                          double h);
+} // namespace detail
+
+template <DifferentiableAccelerationField Force>
+void GeneralizedAlpha<Force>::throw_not_finite(double t, double h) const {
+    detail::throw_implicit_not_finite(*model_, name_, t, h, r_.head(n_), g1_);
+}
+template <DifferentiableAccelerationField Force>
+void GeneralizedAlpha<Force>::throw_not_converged(double t, double h, double scale) const {
+    detail::throw_implicit_not_converged(*model_, name_, t, h, r_.head(n_), scale, g1_,
+                                         options_.solver);
+}
+template <DifferentiableAccelerationField Force>
+void GeneralizedAlpha<Force>::throw_singular(double t, double h) {
+    if (m_ > 0) { // dependent constraints are named by the Gram factorization
+        gram_.factorize(G1_, t, name_);
+    }
+    detail::throw_implicit_singular(*model_, name_, t, h);
+}
+
+extern template class GeneralizedAlpha<ModelForce>;
+
+} // namespace mdl::runtime

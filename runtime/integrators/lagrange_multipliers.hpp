@@ -1,0 +1,78 @@
+// The linear algebra of holonomic constraints g(q) = 0 with constraint forces G^T lambda,
+// shared by SHAKE, RATTLE and the constrained Newmark and generalized-alpha methods.
+#pragma once
+
+#include "runtime/integrators/stepper_support.hpp"
+#include "runtime/model.hpp"
+
+#include <Eigen/LU>
+#include <string_view>
+
+namespace mdl::runtime {
+
+// S = G M^-1 G^T for the constraint Jacobian G (m x n): the matrix of every multiplier
+// solve (RATTLE's velocity projection, consistent accelerations, the start of SHAKE's
+// Newton iteration). Factorized by Cholesky; a pivot below 1e-12 of its diagonal entry
+// means the constraint's gradient lies within 1e-6 rad of the span of the earlier ones
+// (or vanishes), and the failure names that constraint.
+class ConstraintGram {
+public:
+    explicit ConstraintGram(const Model& model);
+    // Throws NumericalFailure(singular_constraint_jacobian) at time t for method.
+    void factorize(const Matrix& G, double t, std::string_view method);
+    // b <- S^-1 b
+    void solve_in_place(Vector& b) const;
+
+private:
+    const Model* model_;
+    Eigen::MatrixXd L_; // lower Cholesky factor
+};
+
+// The multipliers of consistent accelerations: lambda with G (a + M^-1 G^T lambda) +
+// curvature = 0, i.e. S lambda = -(G a + curvature), the index-1 form of g(q) = 0
+// (g'' = G q'' + curvature, kernel_abi.h). Used to start SHAKE's Newton iteration and to give
+// Newmark and generalized-alpha a consistent initial acceleration.
+void acceleration_multipliers(const ConstraintGram& gram, const Matrix& G, const Vector& a,
+                              const Vector& curvature, Vector& lambda);
+
+// Solves g(x_free + D lambda) = 0 for lambda by Newton's method, D = c M^-1 G_n^T (n x m):
+// the position stage of SHAKE and RATTLE (D = h^2/2 M^-1 G(q_n)^T). The Newton matrix is
+// G(x) D at the current iterate; converged when max_i |g_i| <= constraint_tolerance.
+class PositionConstraintNewton {
+public:
+    explicit PositionConstraintNewton(const Model& model);
+    // lambda: initial guess in, solution out; x: the constrained position. Returns the
+    // number of Newton updates. Throws NumericalFailure(newton_not_converged) naming the
+    // constraint with the largest residual, or non_finite.
+    int solve(const Vector& x_free, const Matrix& D, const SolverOptions& options, double t,
+              double h, std::string_view method, Vector& lambda, Vector& x);
+
+private:
+    const Model* model_;
+    Vector g_, dlambda_;
+    Matrix G_;
+    Eigen::MatrixXd J_;
+    Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+};
+
+// D = c M^-1 G^T (n x m)
+inline void scaled_constraint_directions(const Model& model, const Matrix& G, double c, Matrix& D) {
+    D = G.transpose();
+    for (Eigen::Index i = 0; i < D.rows(); ++i) {
+        D.row(i) *= c * model.inverse_mass()[i];
+    }
+}
+
+// Index of the largest |v_i| (v non-empty).
+inline Eigen::Index largest_entry(const Vector& v, double& size) {
+    Eigen::Index at = 0;
+    size = v.cwiseAbs().maxCoeff(&at);
+    return at;
+}
+
+// True when the pivots of an LU factorization span more than 1e14: numerically singular.
+bool nearly_singular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu);
+
+std::string constraint_label(const Model& model, Eigen::Index i); // "constraint 'rod2'"
+
+} // namespace mdl::runtime

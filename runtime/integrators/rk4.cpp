@@ -1,0 +1,7 @@
+#include "runtime/integrators/rk4.hpp"
+
+namespace mdl::runtime {
+
+template class RungeKutta4<ModelForce>;
+
+} // namespace mdl::runtime

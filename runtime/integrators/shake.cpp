@@ -1,0 +1,7 @@
+#include "runtime/integrators/shake.hpp"
+
+namespace mdl::runtime {
+
+template class Shake<ModelForce>;
+
+} // namespace mdl::runtime

@@ -1,0 +1,98 @@
+#include "runtime/methods.hpp"
+
+#include "runtime/names.hpp"
+#include "runtime/numerical_failure.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+namespace mdl::runtime {
+
+namespace {
+
+constexpr std::array<MethodInfo, 9> table{{
+    {Method::verlet, "verlet", "velocity Verlet, symplectic, order 2", false, false, false, true},
+    {Method::leapfrog, "leapfrog", "leapfrog (drift-kick-drift), symplectic, order 2", false, false,
+     false, true},
+    {Method::stormer, "stormer", "Stormer two-step x'' = a(x), conservative models only, order 2",
+     false, false, false, false},
+    {Method::rk4, "rk4", "classical Runge-Kutta, order 4", false, false, true, true},
+    {Method::dopri5, "dopri5", "adaptive Dormand-Prince 5(4), rtol/atol, dense output", true, false,
+     true, true},
+    {Method::shake, "shake", "SHAKE, constrained Verlet, order 2", false, true, false, true},
+    {Method::rattle, "rattle", "RATTLE, constrained Verlet with tangent velocities, order 2", false,
+     true, false, true},
+    {Method::newmark, "newmark", "Newmark average acceleration (trapezoidal), implicit, order 2",
+     false, true, false, true},
+    {Method::galpha, "galpha", "generalized-alpha (Chung-Hulbert, rho_inf), implicit, order 2",
+     false, true, false, true},
+}};
+
+} // namespace
+
+std::span<const MethodInfo> methods() {
+    return table;
+}
+
+const MethodInfo& info(Method method) {
+    return *std::find_if(table.begin(), table.end(),
+                         [&](const MethodInfo& m) { return m.method == method; });
+}
+
+std::optional<Method> find_method(std::string_view name) {
+    for (const MethodInfo& m : table) {
+        if (m.name == name) {
+            return m.method;
+        }
+    }
+    if (name == "velocity-verlet") {
+        return Method::verlet;
+    }
+    if (name == "generalized-alpha") {
+        return Method::galpha;
+    }
+    return std::nullopt;
+}
+
+std::string unknown_method_message(std::string_view name) {
+    std::string message = "unknown method '" + std::string(name) + "'";
+    std::vector<std::string_view> names;
+    std::string all;
+    for (const MethodInfo& m : table) {
+        names.push_back(m.name);
+        all += (all.empty() ? "" : ", ") + std::string(m.name);
+    }
+    const std::string suggestion = closest_name(name, names);
+    if (!suggestion.empty()) {
+        message += "; did you mean '" + suggestion + "'?";
+    }
+    return message + " (methods: " + all + ")";
+}
+
+void require_applicable(Method method, const Model& model) {
+    const MethodInfo& m = info(method);
+    if (!m.first_order_states) {
+        require_no_first_order_states(model, m.name);
+    }
+    if (method == Method::shake || method == Method::rattle) {
+        require_constraints(model, m.name);
+    } else if (!m.constraints) {
+        require_unconstrained(model, m.name);
+    }
+    if (!m.velocity_dependent) {
+        require_velocity_free(model, model.velocity_dependent(), m.name);
+    }
+}
+
+Method default_method(const Model& model) {
+    if (model.constrained()) {
+        return Method::rattle;
+    }
+    if (model.states() > 0 || model.velocity_dependent()) {
+        return Method::dopri5;
+    }
+    return Method::verlet;
+}
+
+} // namespace mdl::runtime

@@ -1,0 +1,53 @@
+// The classical methods by name, for `mdl run --method NAME` and the experiment annotation:
+// what each one accepts, and run(), which builds the stepper for a model and drives it.
+#pragma once
+
+#include "runtime/integrators/dopri5.hpp"
+#include "runtime/integrators/stepper_support.hpp"
+#include "runtime/model.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace mdl::runtime {
+
+enum class Method { verlet, leapfrog, stormer, rk4, dopri5, shake, rattle, newmark, galpha };
+
+struct MethodInfo {
+    Method method;
+    std::string_view name;    // as typed on the command line
+    std::string_view summary; // one line for --help
+    bool adaptive;            // step size chosen by error control
+    bool constraints;         // integrates constrained models (and only those: shake, rattle)
+    bool first_order_states;  // integrates first-order states
+    bool velocity_dependent;  // accepts forces depending on velocity
+};
+
+std::span<const MethodInfo> methods();
+const MethodInfo& info(Method method);
+std::optional<Method> find_method(std::string_view name);
+// "unknown method 'rk5'; did you mean 'rk4'? (methods: verlet, leapfrog, ...)"
+std::string unknown_method_message(std::string_view name);
+
+// Throws MethodNotApplicable when the method cannot integrate the model, with the reason
+// and the methods that can.
+void require_applicable(Method method, const Model& model);
+
+// A sensible method for a model: rattle when constrained, dopri5 with first-order states
+// or velocity-dependent forces, verlet otherwise.
+Method default_method(const Model& model);
+
+struct RunSettings {
+    Method method = Method::verlet;
+    double stop_time = 1.0;
+    // Fixed-step methods: the step. dopri5: the output interval (0: every accepted step).
+    double step = 1e-3;
+    Dopri5Options adaptive = {};
+    double rho_inf = 0.9;           // galpha
+    SolverOptions solver = {};      // Newton and fixed-point tolerances
+    bool project_velocities = true; // newmark/galpha on constrained models
+};
+
+} // namespace mdl::runtime

@@ -1,0 +1,221 @@
+#include "runtime/model.hpp"
+
+#include "runtime/names.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace mdl::runtime {
+
+namespace {
+
+void require(bool ok, const std::string& message) {
+    if (!ok) {
+        throw std::invalid_argument(message);
+    }
+}
+
+void default_names(std::vector<std::string>& names, std::size_t count, const char* prefix,
+                   const char* what) {
+    if (names.empty()) {
+        for (std::size_t i = 1; i <= count; ++i) {
+            names.push_back(prefix + std::to_string(i));
+        }
+    }
+    require(names.size() == count, "model: " + std::to_string(names.size()) + " " + what +
+                                       " names given for " + std::to_string(count) + " " + what +
+                                       "s");
+}
+
+} // namespace
+
+Model::Model(const mdl_kernels& kernels, std::vector<double> parameters, ModelNames names)
+    : kernels_(kernels), parameters_(std::move(parameters)), names_(std::move(names)) {
+    const std::string who = names_.model.empty() ? "model" : "model '" + names_.model + "'";
+    require(kernels_.n_positions + kernels_.n_states > 0, who + " has nothing to integrate");
+    require(parameters_.size() == kernels_.n_parameters,
+            who + ": " + std::to_string(parameters_.size()) + " parameter values given, " +
+                std::to_string(kernels_.n_parameters) + " expected");
+    require(kernels_.n_positions == 0 || (kernels_.mass && kernels_.force),
+            who + ": the mass and force kernels are missing");
+    require(kernels_.n_states == 0 || kernels_.rates, who + ": the rates kernel is missing");
+    require(kernels_.n_constraints == 0 ||
+                (kernels_.constraint && kernels_.constraint_jacobian && kernels_.curvature),
+            who + ": a constrained model needs the constraint, constraint_jacobian and "
+                  "curvature kernels");
+    require(kernels_.n_constraints <= kernels_.n_positions,
+            who + " has more constraints than positions");
+    require(kernels_.n_vibrations == 0 || (kernels_.phase && kernels_.phase_rate),
+            who + ": the phase and phase_rate kernels are missing");
+    require((kernels_.force_dq == nullptr) == (kernels_.force_dv == nullptr),
+            who + ": force_dq and force_dv come together");
+    default_names(names_.positions, kernels_.n_positions, "q", "position");
+    default_names(names_.states, kernels_.n_states, "x", "state");
+    default_names(names_.constraints, kernels_.n_constraints, "g", "constraint");
+    default_names(names_.parameters, kernels_.n_parameters, "p", "parameter");
+    evaluate_mass();
+}
+
+bool Model::conservative() const {
+    return has_potential() && !velocity_dependent() && !time_dependent() && vibrations() == 0 &&
+           states() == 0;
+}
+
+void Model::set_parameter(std::string_view name, double value) {
+    const auto& names = names_.parameters;
+    const auto found = std::find(names.begin(), names.end(), name);
+    if (found == names.end()) {
+        std::string message = "unknown parameter '" + std::string(name) + "'";
+        const std::string suggestion =
+            closest_name(name, std::vector<std::string_view>(names.begin(), names.end()));
+        if (!suggestion.empty()) {
+            message += "; did you mean '" + suggestion + "'?";
+        }
+        throw std::invalid_argument(message);
+    }
+    parameters_[static_cast<std::size_t>(found - names.begin())] = value;
+    evaluate_mass();
+}
+
+void Model::evaluate_mass() {
+    mass_.resize(positions());
+    inverse_mass_.resize(positions());
+    if (positions() == 0) {
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(0.0, none, none, none, none);
+    kernels_.mass(&a, mass_.data());
+    for (Eigen::Index i = 0; i < positions(); ++i) {
+        require(std::isfinite(mass_[i]) && mass_[i] > 0.0, "the mass of '" + position_name(i) +
+                                                               "' is " + std::to_string(mass_[i]) +
+                                                               "; masses must be positive");
+    }
+    inverse_mass_ = mass_.cwiseInverse();
+}
+
+std::string Model::velocity_name(Eigen::Index i) const {
+    return "der(" + position_name(i) + ")";
+}
+
+mdl_kernel_args Model::args(double t, const Vector& q, const Vector& v, const Vector& x,
+                            const Vector& theta) const {
+    return mdl_kernel_args{t,
+                           q.size() ? q.data() : nullptr,
+                           v.size() ? v.data() : nullptr,
+                           x.size() ? x.data() : nullptr,
+                           theta.size() ? theta.data() : nullptr,
+                           parameters_.empty() ? nullptr : parameters_.data()};
+}
+
+void Model::phases(double t, Vector& theta) const {
+    if (vibrations() == 0) {
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(t, none, none, none, none);
+    kernels_.phase(&a, theta.data());
+}
+
+void Model::phase_rates(Vector& omega) const {
+    if (vibrations() == 0) {
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(0.0, none, none, none, none);
+    kernels_.phase_rate(&a, omega.data());
+}
+
+// Kernels with no outputs are null pointers (kernel_abi.h): a model without positions (only
+// first-order states) has no mass or force kernel, one without constraints no constraint
+// kernels. Every call below is skipped when its kernel has nothing to compute.
+
+void Model::force(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
+                  Vector& f) const {
+    if (positions() == 0) {
+        return;
+    }
+    const mdl_kernel_args a = args(t, q, v, x, theta);
+    kernels_.force(&a, f.data());
+}
+
+void Model::acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
+                         const Vector& theta, Vector& acc) const {
+    force(t, q, v, x, theta, acc);
+    acc.array() *= inverse_mass_.array();
+}
+
+void Model::rates(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
+                  Vector& xdot) const {
+    if (states() == 0) {
+        return;
+    }
+    const mdl_kernel_args a = args(t, q, v, x, theta);
+    kernels_.rates(&a, xdot.data());
+}
+
+void Model::force_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
+                            const Vector& theta, Matrix& f_q, Matrix& f_v) const {
+    if (positions() == 0) {
+        return;
+    }
+    const mdl_kernel_args a = args(t, q, v, x, theta);
+    kernels_.force_dq(&a, f_q.data());
+    kernels_.force_dv(&a, f_v.data());
+}
+
+void Model::constraint(const Vector& q, Vector& g) const {
+    if (constraints() == 0) {
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(0.0, q, none, none, none);
+    kernels_.constraint(&a, g.data());
+}
+
+void Model::constraint_jacobian(const Vector& q, Matrix& G) const {
+    if (constraints() == 0) {
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(0.0, q, none, none, none);
+    kernels_.constraint_jacobian(&a, G.data());
+}
+
+void Model::curvature(const Vector& q, const Vector& v, Vector& c) const {
+    if (constraints() == 0) {
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(0.0, q, v, none, none);
+    kernels_.curvature(&a, c.data());
+}
+
+double Model::kinetic_energy(const Vector& v) const {
+    return 0.5 * v.dot(mass_.cwiseProduct(v));
+}
+
+double Model::potential_energy(double t, const Vector& q, const Vector& theta) const {
+    const Vector none;
+    const mdl_kernel_args a = args(t, q, none, none, theta);
+    double u = 0.0;
+    kernels_.potential(&a, &u);
+    return u;
+}
+
+double Model::energy(double t, const Vector& q, const Vector& v, const Vector& theta) const {
+    return kinetic_energy(v) + potential_energy(t, q, theta);
+}
+
+State Model::zero_state(double t) const {
+    State s;
+    s.t = t;
+    s.q = Vector::Zero(positions());
+    s.v = Vector::Zero(positions());
+    s.x = Vector::Zero(states());
+    s.lambda = Vector::Zero(constraints());
+    return s;
+}
+
+} // namespace mdl::runtime

@@ -1,0 +1,104 @@
+// A compiled model as the runtime sees it: the kernels of kernel_abi.h, the parameter values
+// they are evaluated with, and the names of positions, states and constraints for messages
+// and output. Every kernel call takes its inputs explicitly (no scratch state), so one Model
+// can be shared by any number of steppers and threads.
+#pragma once
+
+#include "codegen/kernel_abi.h"
+#include "runtime/state.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mdl::runtime {
+
+// Names used in error messages and output headers; empty lists get q1.., x1.., g1.., p1..
+struct ModelNames {
+    std::string model;
+    std::vector<std::string> positions;   // n
+    std::vector<std::string> states;      // k
+    std::vector<std::string> constraints; // m
+    std::vector<std::string> parameters;  // P
+};
+
+class Model {
+public:
+    // Checks the kernel table against the sizes (throws std::invalid_argument naming the
+    // missing kernel or the wrong count) and evaluates the mass, which must be positive.
+    Model(const mdl_kernels& kernels, std::vector<double> parameters, ModelNames names = {});
+
+    Eigen::Index positions() const { return kernels_.n_positions; }
+    Eigen::Index states() const { return kernels_.n_states; }
+    Eigen::Index constraints() const { return kernels_.n_constraints; }
+    Eigen::Index vibrations() const { return kernels_.n_vibrations; }
+    bool constrained() const { return kernels_.n_constraints > 0; }
+    bool velocity_dependent() const { return kernels_.velocity_dependent != 0; }
+    bool time_dependent() const { return kernels_.time_dependent != 0; }
+    bool has_potential() const { return kernels_.potential != nullptr; }
+    bool has_force_jacobians() const {
+        return kernels_.force_dq != nullptr && kernels_.force_dv != nullptr;
+    }
+    // Kinetic plus potential energy is conserved: a potential exists and nothing else acts
+    // (no velocity or explicit time dependence, no vibration, no first-order states).
+    bool conservative() const;
+
+    const mdl_kernels& kernels() const { return kernels_; }
+    const std::string& name() const { return names_.model; }
+
+    const std::vector<double>& parameters() const { return parameters_; }
+    const std::vector<std::string>& parameter_names() const { return names_.parameters; }
+    // Sets a parameter by name (`-p omega=1e8`) and re-evaluates the mass. Throws
+    // std::invalid_argument for an unknown name, suggesting the closest one.
+    void set_parameter(std::string_view name, double value);
+
+    const Vector& mass() const { return mass_; }
+    const Vector& inverse_mass() const { return inverse_mass_; }
+
+    const std::string& position_name(Eigen::Index i) const { return names_.positions[idx(i)]; }
+    std::string velocity_name(Eigen::Index i) const; // der(q)
+    const std::string& state_name(Eigen::Index i) const { return names_.states[idx(i)]; }
+    const std::string& constraint_name(Eigen::Index i) const { return names_.constraints[idx(i)]; }
+    const ModelNames& names() const { return names_; }
+
+    // Kernel calls. Outputs must already have their size; theta holds the r phases (empty
+    // when the model has no vibration).
+    void phases(double t, Vector& theta) const;
+    void phase_rates(Vector& omega) const;
+    void force(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
+               Vector& f) const;
+    // a = M^-1 f: the acceleration without constraint forces.
+    void acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
+                      const Vector& theta, Vector& a) const;
+    void rates(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
+               Vector& xdot) const;
+    // df/dq and df/dv (n x n) from the compiler's kernels; has_force_jacobians() must hold.
+    void force_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
+                         const Vector& theta, Matrix& f_q, Matrix& f_v) const;
+    void constraint(const Vector& q, Vector& g) const;                 // g(q), m
+    void constraint_jacobian(const Vector& q, Matrix& G) const;        // G = dg/dq, m x n
+    void curvature(const Vector& q, const Vector& v, Vector& c) const; // (d/dq (G v)) v, m
+
+    double kinetic_energy(const Vector& v) const; // 1/2 v^T M v
+    double potential_energy(double t, const Vector& q, const Vector& theta) const;
+    // Kinetic plus potential energy; has_potential() must hold.
+    double energy(double t, const Vector& q, const Vector& v, const Vector& theta) const;
+
+    // A state of the right sizes at time t, everything zero.
+    State zero_state(double t = 0.0) const;
+
+private:
+    static std::size_t idx(Eigen::Index i) { return static_cast<std::size_t>(i); }
+    mdl_kernel_args args(double t, const Vector& q, const Vector& v, const Vector& x,
+                         const Vector& theta) const;
+    void evaluate_mass();
+
+    mdl_kernels kernels_;
+    std::vector<double> parameters_;
+    ModelNames names_;
+    Vector mass_;
+    Vector inverse_mass_;
+};
+
+} // namespace mdl::runtime

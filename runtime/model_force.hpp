@@ -1,0 +1,84 @@
+// The right-hand side a stepper integrates, as a template parameter (no virtual call or
+// std::function per evaluation). Steppers work in accelerations a = M^-1 f; constraint
+// forces G^T lambda are added by the constrained steppers from the model's constraint
+// kernels, whatever the force.
+//
+// ModelForce evaluates the compiled model. The multiscale methods supply their own field
+// (HMM's macro integrator a kernel-averaged force; its micro integrator the model at a
+// given phase, which ModelForce provides through set_phase_origin).
+#pragma once
+
+#include "runtime/model.hpp"
+
+#include <concepts>
+#include <cstddef>
+
+namespace mdl::runtime {
+
+// Every stepper needs accelerations; `velocity_dependent()` tells whether a depends on v
+// (the Verlet family then iterates its implicit half kick, Störmer refuses).
+template <class F>
+concept AccelerationField = requires(F& f, const F& cf, double t, const Vector& q, const Vector& v,
+                                     const Vector& x, Vector& out) {
+    f.acceleration(t, q, v, x, out);
+    { cf.velocity_dependent() } -> std::convertible_to<bool>;
+};
+
+// First-order states x' = rates(t, q, v, x), integrated by RK4 and DOPRI5.
+template <class F>
+concept RatesField = requires(F& f, double t, const Vector& q, const Vector& v, const Vector& x,
+                              Vector& out) {
+    f.rates(t, q, v, x, out);
+};
+
+// Newmark and generalized-alpha also need da/dq and da/dv (n x n).
+template <class F>
+concept DifferentiableAccelerationField = AccelerationField<F>&&
+requires(F& f, double t, const Vector& q, const Vector& v, const Vector& x, Matrix& a_q,
+         Matrix& a_v) {
+    f.acceleration_jacobians(t, q, v, x, a_q, a_v);
+};
+
+class ModelForce {
+public:
+    explicit ModelForce(const Model& model);
+    explicit ModelForce(const Model&&) = delete; // keeps a pointer: the model must outlive it
+
+    const Model& model() const { return *model_; }
+    bool velocity_dependent() const { return model_->velocity_dependent(); }
+
+    // a = M^-1 f(t, q, v, x, theta(t)); counted in evaluations().
+    void acceleration(double t, const Vector& q, const Vector& v, const Vector& x, Vector& a);
+    void rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot);
+    // M^-1 df/dq and M^-1 df/dv from the compiler's kernels, or by central differences of
+    // the force when the model has none.
+    void acceleration_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
+                                Matrix& a_q, Matrix& a_v);
+
+    // By default the phases are the model's, theta(t) = omega t + c. With an origin they are
+    // theta0 + omega (t - t0): HMM's asynchronous micro-integrations start at phase 0
+    // whatever the macro time (hmm-mechanical-vibrations, Algorithm 2).
+    void set_phase_origin(double t0, const Vector& theta0);
+    void use_model_phases() { phase_origin_set_ = false; }
+    const Vector& phases_at(double t);
+
+    // Force evaluations so far (cost reports: "force evaluations" of HMM, DOPRI5).
+    std::size_t evaluations() const { return evaluations_; }
+    void reset_evaluations() { evaluations_ = 0; }
+
+private:
+    const Model* model_;
+    Vector theta_;
+    Vector omega_;
+    double t0_ = 0.0;
+    Vector theta0_;
+    bool phase_origin_set_ = false;
+    std::size_t evaluations_ = 0;
+    // central differences when the model has no Jacobian kernels
+    Vector shifted_, f_plus_, f_minus_;
+};
+
+static_assert(DifferentiableAccelerationField<ModelForce>);
+static_assert(RatesField<ModelForce>);
+
+} // namespace mdl::runtime

@@ -1,0 +1,58 @@
+// run(): the method chosen by name, built for the model and driven from state.t to the stop
+// time, every state handed to the observer. The dispatch happens once, outside the stepping
+// loop (one loop instantiated per method), so there is no virtual call per step.
+#pragma once
+
+#include "runtime/integrate.hpp"
+#include "runtime/integrators/dopri5.hpp"
+#include "runtime/integrators/generalized_alpha.hpp"
+#include "runtime/integrators/leapfrog.hpp"
+#include "runtime/integrators/newmark.hpp"
+#include "runtime/integrators/rattle.hpp"
+#include "runtime/integrators/rk4.hpp"
+#include "runtime/integrators/shake.hpp"
+#include "runtime/integrators/stormer.hpp"
+#include "runtime/integrators/verlet.hpp"
+#include "runtime/methods.hpp"
+
+namespace mdl::runtime {
+
+template <class Observer>
+IntegrationStats run(const Model& model, State& state, const RunSettings& settings,
+                     Observer&& observer) {
+    require_applicable(settings.method, model);
+    const auto fixed = [&](auto stepper) {
+        auto stats = integrate_fixed(stepper, state, settings.stop_time, settings.step, observer);
+        stats.force_evaluations = stepper.force().evaluations();
+        return stats;
+    };
+    const ImplicitOptions implicit{settings.solver, settings.project_velocities};
+    switch (settings.method) {
+    case Method::verlet:
+        return fixed(VelocityVerlet(model, settings.solver));
+    case Method::leapfrog:
+        return fixed(Leapfrog(model, settings.solver));
+    case Method::stormer:
+        return fixed(Stormer(model));
+    case Method::rk4:
+        return fixed(RungeKutta4(model));
+    case Method::shake:
+        return fixed(Shake(model, settings.solver));
+    case Method::rattle:
+        return fixed(Rattle(model, settings.solver));
+    case Method::newmark:
+        return fixed(Newmark(model, implicit));
+    case Method::galpha:
+        return fixed(GeneralizedAlpha(model, settings.rho_inf, implicit));
+    case Method::dopri5: {
+        Dopri5 stepper(model, settings.adaptive);
+        auto stats =
+            integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
+        stats.force_evaluations = stepper.force().evaluations();
+        return stats;
+    }
+    }
+    return {};
+}
+
+} // namespace mdl::runtime

@@ -1,0 +1,204 @@
+// `mdl run` as a user runs it: the binary, its CSV, its exit status and messages.
+#include <array>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace {
+
+struct Result {
+    int status = -1;
+    std::string output; // stdout and stderr
+};
+
+Result mdl(const std::string& arguments) {
+    std::string command = std::string(MDL_EXECUTABLE) + " " + arguments + " 2>&1";
+    Result r;
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    std::size_t n = 0;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+        r.output.append(buffer.data(), n);
+    }
+    int status = pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+std::string model(const std::string& name) {
+    return std::string(MDL_SOURCE_DIR) + "/models/" + name;
+}
+
+// A CSV file as its header and rows of numbers; every row must have the header's width.
+struct Csv {
+    std::vector<std::string> header;
+    std::vector<std::vector<double>> rows;
+
+    explicit Csv(const std::string& path) {
+        std::ifstream in(path);
+        std::string line;
+        REQUIRE(std::getline(in, line));
+        std::stringstream h(line);
+        for (std::string cell; std::getline(h, cell, ',');) {
+            header.push_back(cell);
+        }
+        while (std::getline(in, line)) {
+            std::vector<double> row;
+            std::stringstream s(line);
+            for (std::string cell; std::getline(s, cell, ',');) {
+                row.push_back(std::stod(cell));
+            }
+            REQUIRE(row.size() == header.size());
+            rows.push_back(row);
+        }
+    }
+    std::size_t column(const std::string& name) const {
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            if (header[i] == name) {
+                return i;
+            }
+        }
+        FAIL("no column " << name);
+        return 0;
+    }
+};
+
+std::string temp_csv(const std::string& name) {
+    return std::string(MDL_BINARY_DIR) + "/tests/cli/" + name + ".csv";
+}
+
+} // namespace
+
+TEST_CASE("mdl run integrates the harmonic oscillator to its exact solution") {
+    std::string out = temp_csv("harmonic");
+    Result r = mdl("run " + model("harmonic_oscillator.mdl") +
+                   " --method verlet --stop 1 --step "
+                   "1e-3 --every 100 -o " +
+                   out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    Csv csv(out);
+    // The force comes from an equation, not a potential: no energy column.
+    CHECK(csv.header == std::vector<std::string>{"time", "q", "der(q)"});
+    REQUIRE(csv.rows.size() == 11); // t = 0, 0.1, ..., 1
+    const auto& last = csv.rows.back();
+    CHECK(last[0] == Approx(1.0));
+    // m q'' = -k q with m = 2, k = 8: q = cos(2 t). Verlet's error ~ (w h)^2 w t / 24 = 3e-7.
+    CHECK(std::fabs(last[1] - std::cos(2.0)) < 1e-6);
+    CHECK(std::fabs(last[2] + 2 * std::sin(2.0)) < 1e-5);
+    CHECK(r.output.find("mdl run: HarmonicOscillator with verlet") != std::string::npos);
+}
+
+TEST_CASE("a model with a potential gets an energy column, conserved by Verlet") {
+    std::string out = temp_csv("pendulum");
+    Result r = mdl("run " + model("pendulum.mdl") +
+                   " -m verlet --stop 10 --step 1e-3 "
+                   "--every 1000 -q -o " +
+                   out);
+    REQUIRE(r.status == 0);
+    Csv csv(out);
+    std::size_t energy = csv.column("energy");
+    // m l^2 phi'' = -m g l sin(phi), m = l = 1, phi(0) = 1 at rest: E = -g cos(1).
+    for (const auto& row : csv.rows) {
+        CHECK(std::fabs(row[energy] + 9.81 * std::cos(1.0)) < 1e-4); // O(h^2), not growing
+    }
+}
+
+TEST_CASE("a -p override changes a parameter without recompiling the model") {
+    std::string out = temp_csv("harmonic_k2");
+    Result r = mdl("run " + model("harmonic_oscillator.mdl") +
+                   " -m rk4 --stop 1 --step 1e-3 "
+                   "-p k=2 -q -o " +
+                   out);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.empty()); // --quiet
+    Csv csv(out);
+    CHECK(csv.rows.back()[1] == Approx(std::cos(1.0)).epsilon(1e-10)); // w = sqrt(2/2) = 1
+}
+
+TEST_CASE("RATTLE on the double pendulum keeps the rods at the requested tolerance") {
+    std::string out = temp_csv("double_pendulum");
+    Result r = mdl("run " + model("double_pendulum.mdl") +
+                   " -m rattle --stop 0.02 --step 1e-6 "
+                   "-p omega=1e3 --every 1000 --constraint-tol 1e-14 -q -o " +
+                   out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    Csv csv(out);
+    std::size_t rod1 = csv.column("residual(rod1)"), rod2 = csv.column("residual(rod2)");
+    for (const auto& row : csv.rows) {
+        CHECK(std::fabs(row[rod1]) < 1e-14);
+        CHECK(std::fabs(row[rod2]) < 1e-14);
+    }
+}
+
+TEST_CASE("a blow-up is reported with time, variable and method; the CSV stays valid") {
+    std::string path = std::string(MDL_BINARY_DIR) + "/tests/cli/blowup.mdl";
+    std::ofstream(path) << "model Blowup\n  coordinate q(start = 1);\nequation\n"
+                           "  der(der(q)) = q^2;\nend Blowup;\n";
+    std::string out = temp_csv("blowup");
+    Result r = mdl("run " + path + " -m verlet --stop 10 --step 1e-2 -o " + out);
+    INFO(r.output);
+    CHECK(r.status == 3);
+    CHECK(r.output.find("mdl: error: verlet: non-finite value at t = ") != std::string::npos);
+    CHECK(r.output.find("der(q)") != std::string::npos);
+    Csv csv(out); // every line complete (the constructor checks each row's width)
+    REQUIRE(csv.rows.size() > 100);
+    // q'' = q^2 from q = 1 at rest blows up at t* = integral_1^inf dq / sqrt(2 (q^3 - 1)/3)
+    // = 2.97448 (quadrature); the discrete solution overflows a few steps of 1e-2 later. The
+    // last row written is the last finite state.
+    double last_t = csv.rows.back()[0];
+    CHECK(last_t > 2.97448 - 0.05);
+    CHECK(last_t < 2.97448 + 0.1);
+    for (double value : csv.rows.back()) {
+        CHECK(std::isfinite(value));
+    }
+}
+
+TEST_CASE("bad flags get a one-line error naming the flag") {
+    std::string m = model("harmonic_oscillator.mdl");
+    Result unknown = mdl("run " + m + " --method rk5");
+    CHECK(unknown.status == 2);
+    CHECK(unknown.output.find("--method: unknown method 'rk5'; did you mean 'rk4'?") !=
+          std::string::npos);
+    Result malformed = mdl("run " + m + " -p k");
+    CHECK(malformed.status == 2);
+    CHECK(malformed.output.find("-p expects name=value") != std::string::npos);
+    Result not_a_number = mdl("run " + m + " -p k=abc");
+    CHECK(not_a_number.status == 2);
+    CHECK(not_a_number.output.find("-p k: 'abc' is not a number") != std::string::npos);
+    Result no_parameter = mdl("run " + m + " -p q00=1");
+    CHECK(no_parameter.status == 2);
+    CHECK(no_parameter.output.find("has no parameter 'q00'; did you mean 'q0'?") !=
+          std::string::npos);
+    Result backwards = mdl("run " + m + " --stop -1");
+    CHECK(backwards.status == 2);
+    CHECK(backwards.output.find("--stop") != std::string::npos);
+    Result negative = mdl("run " + m + " --step -0.1");
+    CHECK(negative.status == 2);
+    CHECK(negative.output.find("--step") != std::string::npos);
+    Result unwritable = mdl("run " + m + " -o /nonexistent/dir/x.csv");
+    CHECK(unwritable.status == 2);
+    CHECK(unwritable.output.find("--output: cannot write '/nonexistent/dir/x.csv'") !=
+          std::string::npos);
+    Result stormer = mdl("run " + model("damped_oscillator.mdl") + " -m stormer");
+    CHECK(stormer.status == 2);
+    CHECK(stormer.output.find("unstable") != std::string::npos);
+}
+
+TEST_CASE("the annotation chooses the method; a first-order model runs with dopri5") {
+    std::string out = temp_csv("lorenz");
+    Result r = mdl("run " + model("lorenz.mdl") + " -o " + out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("with dopri5") != std::string::npos);
+    Csv csv(out);
+    CHECK(csv.header == std::vector<std::string>{"time", "x", "y", "z"});
+    CHECK(csv.rows.back()[0] == Approx(1.0));
+}

@@ -1,0 +1,188 @@
+// The stepping loops allocate nothing: every stepper preallocates its work vectors. Counted
+// here by wrapping malloc at link time (Eigen allocates with malloc; the runtime library is
+// linked statically, so its calls are wrapped too) and replacing operator new.
+#include "runtime/integrate.hpp"
+#include "runtime/integrators/dopri5.hpp"
+#include "runtime/integrators/generalized_alpha.hpp"
+#include "runtime/integrators/leapfrog.hpp"
+#include "runtime/integrators/newmark.hpp"
+#include "runtime/integrators/rattle.hpp"
+#include "runtime/integrators/rk4.hpp"
+#include "runtime/integrators/shake.hpp"
+#include "runtime/integrators/stormer.hpp"
+#include "runtime/integrators/verlet.hpp"
+#include "runtime/output/csv_writer.hpp"
+
+#include "test_models.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <new>
+
+namespace {
+bool counting = false;
+std::size_t allocations = 0;
+} // namespace
+
+extern "C" {
+void* __real_malloc(std::size_t size);
+void* __real_calloc(std::size_t count, std::size_t size);
+void* __real_realloc(void* pointer, std::size_t size);
+void* __wrap_malloc(std::size_t size) {
+    allocations += counting;
+    return __real_malloc(size);
+}
+void* __wrap_calloc(std::size_t count, std::size_t size) {
+    allocations += counting;
+    return __real_calloc(count, size);
+}
+void* __wrap_realloc(void* pointer, std::size_t size) {
+    allocations += counting;
+    return __real_realloc(pointer, size);
+}
+}
+
+void* operator new(std::size_t size) {
+    allocations += counting;
+    if (void* p = __real_malloc(size == 0 ? 1 : size)) {
+        return p;
+    }
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+    return operator new(size);
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+    allocations += counting;
+    return __real_malloc(size == 0 ? 1 : size);
+}
+void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
+    return operator new(size, tag);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+    std::free(p);
+}
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    std::free(p);
+}
+
+using namespace mdl::runtime;
+using namespace mdl::runtime::test;
+
+namespace {
+
+// Allocations during `steps` steps after one warm-up step (which sizes the memory of the
+// state the stepper remembers).
+template <class Stepper>
+std::size_t allocations_while_stepping(Stepper& stepper, State s, double h, int steps = 50) {
+    stepper.step(s, h);
+    allocations = 0;
+    counting = true;
+    for (int k = 0; k < steps; ++k) {
+        stepper.step(s, h);
+    }
+    counting = false;
+    return allocations;
+}
+
+} // namespace
+
+TEST_CASE("the counter sees Eigen's allocations") {
+    counting = true;
+    allocations = 0;
+    Vector v = Vector::Zero(100);
+    counting = false;
+    CHECK(allocations == 1);
+    CHECK(v.size() == 100);
+}
+
+TEST_CASE("explicit steppers step without allocating") {
+    const Model oscillator = harmonic_oscillator();
+    State s = oscillator.zero_state();
+    s.q[0] = 1.0;
+    VelocityVerlet verlet(oscillator);
+    Leapfrog leapfrog(oscillator);
+    Stormer stormer(oscillator);
+    CHECK(allocations_while_stepping(verlet, s, 0.01) == 0);
+    CHECK(allocations_while_stepping(leapfrog, s, 0.01) == 0);
+    CHECK(allocations_while_stepping(stormer, s, 0.01) == 0);
+
+    const Model body = seated_human_body(seated_body_parameters()); // velocity dependent
+    VelocityVerlet damped_verlet(body);
+    Leapfrog damped_leapfrog(body);
+    CHECK(allocations_while_stepping(damped_verlet, body.zero_state(), 1e-3) == 0);
+    CHECK(allocations_while_stepping(damped_leapfrog, body.zero_state(), 1e-3) == 0);
+
+    const Model filtered = oscillator_with_filter(0.5); // first-order states
+    State f = filtered.zero_state();
+    f.q[0] = 1.0;
+    RungeKutta4 rk4(filtered);
+    Dopri5 dopri5(filtered);
+    CHECK(allocations_while_stepping(rk4, f, 0.01) == 0);
+    CHECK(allocations_while_stepping(dopri5, f, 0.01) == 0);
+}
+
+TEST_CASE("adaptive DOPRI5 with dense output does not allocate per step") {
+    const Model filtered = oscillator_with_filter(0.5);
+    State s = filtered.zero_state();
+    s.q[0] = 1.0;
+    Dopri5 dopri5(filtered, Dopri5Options{1e-10, 1e-10});
+    State out = s;
+    double h = dopri5.initial_step(s, 10.0);
+    dopri5.try_step(s, h);
+    allocations = 0;
+    counting = true;
+    for (int k = 0; k < 50; ++k) {
+        if (dopri5.try_step(s, h)) {
+            dopri5.interpolate(0.5 * (dopri5.step_begin() + dopri5.step_end()), out);
+        }
+    }
+    counting = false;
+    CHECK(allocations == 0);
+}
+
+TEST_CASE("constrained and implicit steppers step without allocating") {
+    const Model pendulum = double_pendulum(1.0, 0.5, 1.0, 0.7, 9.81);
+    const State s = double_pendulum_state(pendulum, 1.2, -0.5, 0.0, 1.0);
+    Shake shake(pendulum);
+    Rattle rattle(pendulum);
+    Newmark newmark(pendulum);
+    GeneralizedAlpha galpha(pendulum, 0.8);
+    CHECK(allocations_while_stepping(shake, s, 0.005) == 0);
+    CHECK(allocations_while_stepping(rattle, s, 0.005) == 0);
+    CHECK(allocations_while_stepping(newmark, s, 0.005) == 0);
+    CHECK(allocations_while_stepping(galpha, s, 0.005) == 0);
+
+    const Model body = seated_human_body(seated_body_parameters());
+    Newmark damped_newmark(body);
+    GeneralizedAlpha damped_galpha(body, 0.5);
+    CHECK(allocations_while_stepping(damped_newmark, body.zero_state(), 1e-3) == 0);
+    CHECK(allocations_while_stepping(damped_galpha, body.zero_state(), 1e-3) == 0);
+}
+
+TEST_CASE("the driver and the CSV writer add no allocation per step") {
+    const Model pendulum = double_pendulum(1.0, 0.5, 1.0, 0.7, 9.81);
+    std::ofstream sink("/dev/null");
+    CsvWriter writer(sink, pendulum);
+    Rattle rattle(pendulum);
+    State s = double_pendulum_state(pendulum, 1.2, -0.5, 0.0, 1.0);
+    integrate_fixed(rattle, s, 0.01, 0.005, writer); // warm-up: sizes every buffer
+    allocations = 0;
+    counting = true;
+    integrate_fixed(rattle, s, 1.0, 0.005, writer);
+    counting = false;
+    CHECK(allocations == 0);
+}
