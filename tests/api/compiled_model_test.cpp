@@ -191,3 +191,91 @@ TEST_CASE("the derived equations print in the model's own names") {
     CHECK(text.find("sin(q)") != std::string::npos);
     CHECK(model.llvm_ir().find("define") != std::string::npos);
 }
+
+TEST_CASE("Jacobians and curvature of every shipped model match central differences") {
+    // Differences are a check here only; the product derives everything symbolically.
+    std::mt19937_64 rng(7);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (const auto& entry : fs::directory_iterator(fs::path(MDL_SOURCE_DIR) / "models")) {
+        if (entry.path().extension() != ".mdl") {
+            continue;
+        }
+        INFO(entry.path().filename().string());
+        mdl::CompiledModel model = mdl::compile_file(entry.path().string());
+        auto s = model.sizes();
+        const std::size_t n = s.positions, m = s.constraints;
+        if (n == 0) {
+            continue;
+        }
+        std::vector<double> q = model.start_positions(), v(n), x = model.start_states(),
+                            theta(s.vibrations);
+        for (std::size_t i = 0; i < n; ++i) {
+            q[i] += 0.05 * u(rng); // near the start, where the model is meant to live
+            v[i] = u(rng);
+        }
+        for (double& th : theta) {
+            th = 3 * u(rng);
+        }
+        const double t = 0.3;
+        auto eval = [&](const mdl::Kernel& k, const std::vector<double>& qq,
+                        const std::vector<double>& vv) {
+            std::vector<double> out(k.outputs());
+            auto a = model.args(t, qq.data(), vv.data(), x.data(), theta.data());
+            k(a, out.data());
+            return out;
+        };
+        auto scale_of = [](const std::vector<double>& values) {
+            double s_max = 1e-8;
+            for (double value : values) {
+                s_max = std::max(s_max, std::fabs(value));
+            }
+            return s_max;
+        };
+        auto f_q = eval(model.force_dq(), q, v), f_v = eval(model.force_dv(), q, v);
+        std::vector<double> G = m ? eval(model.constraint_jacobian(), q, v) : std::vector<double>{};
+        for (std::size_t j = 0; j < n; ++j) {
+            double h = 1e-6 * std::max(1.0, std::fabs(q[j]));
+            auto qp = q, qm = q, vp = v, vm = v;
+            qp[j] += h;
+            qm[j] -= h;
+            vp[j] += 1e-6;
+            vm[j] -= 1e-6;
+            auto fqp = eval(model.force(), qp, v), fqm = eval(model.force(), qm, v);
+            auto fvp = eval(model.force(), q, vp), fvm = eval(model.force(), q, vm);
+            double fscale = scale_of(f_q) + scale_of(eval(model.force(), q, v));
+            for (std::size_t i = 0; i < n; ++i) {
+                CHECK(std::fabs(f_q[i * n + j] - (fqp[i] - fqm[i]) / (2 * h)) <= 1e-6 * fscale);
+                CHECK(std::fabs(f_v[i * n + j] - (fvp[i] - fvm[i]) / 2e-6) <= 1e-6 * fscale);
+            }
+            if (m) {
+                auto gp = eval(model.constraint(), qp, v), gm = eval(model.constraint(), qm, v);
+                for (std::size_t i = 0; i < m; ++i) {
+                    CHECK(std::fabs(G[i * n + j] - (gp[i] - gm[i]) / (2 * h)) <=
+                          1e-7 * scale_of(G));
+                }
+            }
+        }
+        if (m) {
+            // curvature = d/dq (G v) . v = d/de [G(q + e v) v] at e = 0
+            auto Gv = [&](double e) {
+                auto qe = q;
+                for (std::size_t k = 0; k < n; ++k) {
+                    qe[k] += e * v[k];
+                }
+                auto Ge = eval(model.constraint_jacobian(), qe, v);
+                std::vector<double> out(m, 0.0);
+                for (std::size_t i = 0; i < m; ++i) {
+                    for (std::size_t k = 0; k < n; ++k) {
+                        out[i] += Ge[i * n + k] * v[k];
+                    }
+                }
+                return out;
+            };
+            auto c = eval(model.curvature(), q, v);
+            auto plus = Gv(1e-6), minus = Gv(-1e-6);
+            for (std::size_t i = 0; i < m; ++i) {
+                CHECK(std::fabs(c[i] - (plus[i] - minus[i]) / 2e-6) <= 1e-6 * scale_of(c));
+            }
+        }
+    }
+}
