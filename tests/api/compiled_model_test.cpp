@@ -279,3 +279,15 @@ TEST_CASE("Jacobians and curvature of every shipped model match central differen
         }
     }
 }
+
+TEST_CASE("expression swell beyond the node limit is a compile error, not a hang") {
+    mdl::CompileOptions options;
+    options.node_limit = 40; // the double pendulum's kernels need more
+    try {
+        (void)mdl::compile_file(model_path("double_pendulum.mdl"), options);
+        FAIL("no exception");
+    } catch (const mdl::CompileError& e) {
+        CHECK(std::string(e.what()).find("double_pendulum.mdl: error: the derived equations are "
+                                         "too large") != std::string::npos);
+    }
+}

@@ -182,3 +182,23 @@ end B;)");
     CHECK(c.value(c.model->positions[1].start) == 2);
     CHECK(c.value(c.model->positions[1].mass) == 2);
 }
+
+TEST_CASE("an enormous model (10^4 bodies on 10^4 springs) checks") {
+    std::string text = "model Big\n  anchor O(x = 0, y = 0);\n";
+    const int n = 10000;
+    for (int i = 0; i < n; ++i) {
+        text += "  body b" + std::to_string(i) + "(m = 1, x(start = " + std::to_string(i + 1) +
+                "), y(start = 0));\n";
+    }
+    text += "  spring s0(O, b0, k = 1, length = 1);\n";
+    for (int i = 1; i < n; ++i) {
+        text += "  spring s" + std::to_string(i) + "(b" + std::to_string(i - 1) + ", b" +
+                std::to_string(i) + ", k = 1, length = 1);\n";
+    }
+    text += "end Big;\n";
+    Checked c(text);
+    INFO(c.diagnostics.render());
+    REQUIRE(c.model);
+    CHECK(c.model->positions.size() == 2 * n);
+    CHECK(c.model->springs.size() == n);
+}
