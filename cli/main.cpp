@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // --help and --version exit 0; every usage error exits 2, as documented in docs/cli.md.
+        return app.exit(e) == 0 ? 0 : 2;
     }
     if (app.got_subcommand("check")) {
         return run_check();
