@@ -2,6 +2,7 @@
 
 #include "check/checker.hpp"
 #include "check/evaluate.hpp"
+#include "check/fast_scales.hpp"
 #include "codegen/compiled_kernels.hpp"
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
@@ -278,28 +279,8 @@ std::vector<double> CompiledModel::phase_rates() const {
 
 std::vector<FastScale> CompiledModel::fast_scales() const {
     std::vector<FastScale> out;
-    const auto& m = state_->checked;
-    auto rates = phase_rates();
-    for (std::size_t i = 0; i < m.vibrations.size(); ++i) {
-        out.push_back({"vibration " + m.vibrations[i].name, std::fabs(rates[i])});
-    }
-    for (const auto& s : m.springs) {
-        if (!s.fast) {
-            continue;
-        }
-        double omega = 0;
-        if (s.fast_omega) {
-            omega = state_->evaluate(s.fast_omega);
-        } else {
-            double lightest = INFINITY;
-            for (const check::Endpoint& e : {s.a, s.b}) {
-                if (!e.is_anchor) {
-                    lightest = std::min(lightest, state_->evaluate(m.bodies[e.index].mass));
-                }
-            }
-            omega = std::sqrt(state_->evaluate(s.stiffness) / lightest);
-        }
-        out.push_back({"spring " + s.name, omega});
+    for (const auto& f : check::fast_scales(state_->checked, state_->parameters)) {
+        out.push_back({f.source, f.omega});
     }
     return out;
 }

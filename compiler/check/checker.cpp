@@ -1,6 +1,7 @@
 #include "check/checker.hpp"
 
 #include "check/evaluate.hpp"
+#include "check/fast_scales.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -1463,32 +1464,7 @@ private:
 
     // ---- Fast scales -------------------------------------------------------------------
 
-    void collect_fast_scales() {
-        auto params = out_.default_parameters();
-        Values values(params);
-        for (const auto& v : out_.vibrations) {
-            out_.fast_scales.push_back({"vibration " + v.name, std::fabs(v.omega)});
-        }
-        for (const auto& s : out_.springs) {
-            if (!s.fast) {
-                continue;
-            }
-            double omega = 0;
-            if (s.fast_omega) {
-                omega = evaluate(*s.fast_omega, values);
-            } else {
-                // sqrt(k/m) with the lighter end: the stiffest reading of the spring's scale.
-                double m = INFINITY;
-                for (const Endpoint& e : {s.a, s.b}) {
-                    if (!e.is_anchor) {
-                        m = std::min(m, evaluate(*out_.bodies[e.index].mass, values));
-                    }
-                }
-                omega = std::sqrt(evaluate(*s.stiffness, values) / m);
-            }
-            out_.fast_scales.push_back({"spring " + s.name, omega});
-        }
-    }
+    void collect_fast_scales() { out_.fast_scales = fast_scales(out_, out_.default_parameters()); }
 
     const ast::Model& m_;
     source::Diagnostics& d_;

@@ -135,8 +135,8 @@ std::string summary(const CheckedModel& m) {
     }
     out += fmt::format("  parameters ({}):\n", m.parameters.size());
     for (const auto& p : m.parameters) {
-        std::string line = fmt::format("    {:<12} = {:<12g} {}", p.name, p.default_value,
-                                       p.description);
+        std::string line =
+            fmt::format("    {:<12} = {:<12g} {}", p.name, p.default_value, p.description);
         out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     }
     if (m.fast_scales.empty()) {
