@@ -43,9 +43,9 @@ const char* const velocity_names[3] = {"vx", "vy", "vz"};
 
 // Experiment settings the runtime understands; others are warned about and ignored.
 const std::vector<std::string> numeric_settings = {
-    "StartTime", "StopTime", "Interval",       "Tolerance", "atol",
-    "rtol",      "step",     "every",          "window",    "micro_steps_per_period",
-    "order",     "rho_inf",  "reproject_every"};
+    "StartTime", "StopTime", "Interval",        "Tolerance",       "atol",
+    "rtol",      "step",     "every",           "window",          "micro_steps_per_period",
+    "order",     "rho_inf",  "reproject_every", "macro_time_scale"};
 const std::vector<std::string> text_settings = {"method", "algorithm", "filter", "macro", "micro"};
 
 // What an expression may refer to, and how to name the place in messages.

@@ -55,7 +55,8 @@ std::string source_of(const Expr& e, const CheckedModel& m, int context) {
         s = m.vibrations[e.index].name;
         break;
     case K::negate:
-        s = "-" + source_of(*e.args[0], m, 3);
+        s = "-";
+        s += source_of(*e.args[0], m, 3); // not "-" + ...: GCC 12 -O3 warns falsely (PR 105329)
         break;
     case K::call: {
         s = std::string(to_string(e.function)) + "(";

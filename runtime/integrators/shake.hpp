@@ -46,7 +46,9 @@ public:
     const Model& model() const { return *model_; }
     Force& force() { return force_; }
     const SolverOptions& options() const { return options_; }
-    // a(t_{n+1}, q_{n+1}, v_{n+1/2}) without constraint forces, and Lambda_n
+    // After a step to t_{n+1}: a(t_n, q_n) without constraint forces, the acceleration that
+    // pairs with multipliers() = Lambda_n (the step computes a(t_{n+1}, ...) and Lambda_n,
+    // then swaps its stages so that the two returned here belong to the same point).
     const Vector& acceleration() const { return stage_.a1(); }
     const Vector& multipliers() const { return multipliers_; }
 

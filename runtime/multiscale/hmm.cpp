@@ -1,0 +1,432 @@
+#include "runtime/multiscale/hmm.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+namespace mdl::runtime::multiscale {
+
+std::string_view to_string(HmmAlgorithm algorithm) {
+    return algorithm == HmmAlgorithm::synchronous ? "sync" : "async";
+}
+
+std::string_view to_string(HmmMacro macro) {
+    switch (macro) {
+    case HmmMacro::verlet:
+        return "hmm";
+    case HmmMacro::shake:
+        return "hmm-shake";
+    case HmmMacro::rattle:
+        return "hmm-rattle";
+    }
+    return "hmm";
+}
+
+HmmAlgorithm parse_hmm_algorithm(std::string_view name) {
+    if (name == "sync" || name == "synchronous") {
+        return HmmAlgorithm::synchronous;
+    }
+    if (name == "async" || name == "asynchronous") {
+        return HmmAlgorithm::asynchronous;
+    }
+    throw std::invalid_argument("unknown HMM algorithm '" + std::string(name) +
+                                "' (expected sync or async)");
+}
+
+HmmMacro parse_hmm_method(std::string_view name) {
+    if (name == "hmm") {
+        return HmmMacro::verlet;
+    }
+    if (name == "hmm-shake") {
+        return HmmMacro::shake;
+    }
+    if (name == "hmm-rattle") {
+        return HmmMacro::rattle;
+    }
+    throw std::invalid_argument("unknown HMM method '" + std::string(name) +
+                                "' (expected hmm, hmm-shake or hmm-rattle)");
+}
+
+namespace {
+
+constexpr int enslaving_samples = 16;
+
+void require(bool ok, std::string_view method, const std::string& reason) {
+    if (!ok) {
+        throw MethodNotApplicable(method, reason);
+    }
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+// The force estimator
+
+struct HmmForceEstimator::Impl {
+    Impl(const Model& m, const HmmOptions& o)
+        : model(&m), options(o), filter(Filter::make(o.filter, o.window_periods)), gram(m),
+          name(to_string(o.macro)) {
+        const Eigen::Index n_pos = m.positions();
+        require(m.states() == 0, name,
+                "HMM integrates second-order models only (the model has "
+                "first-order states)");
+        require(m.vibrations() > 0, name, "HMM needs a fast vibration (the model declares none)");
+        require(static_cast<Eigen::Index>(o.vibration) < m.vibrations(), name,
+                "no vibration number " + std::to_string(o.vibration + 1));
+        const bool constrained = o.macro != HmmMacro::verlet;
+        require(constrained == m.constrained(), name,
+                constrained ? "hmm-shake and hmm-rattle integrate constrained models (use hmm)"
+                            : "the model has constraints: use hmm-shake or hmm-rattle");
+        require(!(constrained && o.algorithm == HmmAlgorithm::synchronous), name,
+                "the synchronous algorithm needs the enslaved velocity of the unconstrained form; "
+                "use --algorithm async for constrained models");
+        Vector rates(m.vibrations());
+        m.phase_rates(rates);
+        omega = rates[static_cast<Eigen::Index>(o.vibration)];
+        if (!(omega > 0.0) || !std::isfinite(omega)) {
+            throw std::invalid_argument(std::string(name) + ": the vibration's phase rate omega "
+                                                            "must be positive");
+        }
+        if (!(o.macro_step > 0.0) || !(o.macro_time_scale > 0.0)) {
+            throw std::invalid_argument(std::string(name) +
+                                        ": the macro step and T_macro must be positive");
+        }
+        double per_period = static_cast<double>(o.micro_steps_per_period);
+        if (o.micro_steps_per_period == 0) {
+            per_period = std::round(o.macro_time_scale / o.macro_step);
+        }
+        if (per_period < 2.0) {
+            throw std::invalid_argument(std::string(name) +
+                                        ": fewer than 2 micro steps per fast period");
+        }
+        half = o.algorithm == HmmAlgorithm::asynchronous && o.force_even_in_phase;
+        const double period = 2.0 * std::numbers::pi / omega;
+        const double eta = filter.window_periods() * period;
+        const double side_steps =
+            std::max(1.0, std::round(per_period * filter.window_periods() / 2.0));
+        n = static_cast<std::size_t>(side_steps);
+        h = eta / (2.0 * side_steps);
+        weights = half ? filter.half_window_weights(n) : filter.full_window_weights(n);
+        if (constrained) {
+            shake = std::make_unique<Shake<ModelForce>>(m, o.solver);
+        } else {
+            verlet = std::make_unique<VelocityVerlet<ModelForce>>(m, o.solver);
+        }
+        start = m.zero_state();
+        s = start;
+        a = Vector::Zero(n_pos);
+        acc = a;
+        sum = a;
+        dv = a;
+        tmp = a;
+        theta = Vector::Zero(m.vibrations());
+        kappa = Vector::Zero(m.constraints());
+        lambda = kappa;
+        G = Matrix::Zero(m.constraints(), n_pos);
+    }
+
+    ModelForce& force() { return shake ? shake->force() : verlet->force(); }
+
+    std::size_t weight_index(std::size_t k, double direction) const {
+        if (half) {
+            return k;
+        }
+        return direction > 0.0 ? n + k : n - k;
+    }
+
+    // acc <- a + M^-1 G(q)^T lambda
+    void add_constraint_force(const Vector& q, const Vector& multipliers) {
+        model->constraint_jacobian(q, G);
+        tmp.noalias() = G.transpose() * multipliers;
+        acc += model->inverse_mass().cwiseProduct(tmp);
+    }
+
+    void sweep_unconstrained(double direction) {
+        s = start;
+        for (std::size_t k = 1; k <= n; ++k) {
+            verlet->step(s, direction * h);
+            sum += weights[weight_index(k, direction)] * verlet->acceleration();
+        }
+        micro += n;
+    }
+
+    void sweep_constrained(double direction, double center_share) {
+        s = start;
+        for (std::size_t k = 0; k < n; ++k) {
+            tmp_q = s.q;
+            shake->step(s, direction * h);
+            // after the step from t_k: a(t_k, q_k) and Lambda_k, the total micro-force at q_k
+            acc = shake->acceleration();
+            add_constraint_force(tmp_q, shake->multipliers());
+            const double share = k == 0 ? center_share : 1.0;
+            sum += (share * weights[weight_index(k, direction)]) * acc;
+        }
+        micro += n;
+        // the end point: SHAKE's Lambda_n would need one more step; the multipliers of
+        // consistent accelerations at (q_n, v_n) agree with it to O(h^2)
+        force().acceleration(s.t, s.q, s.v, s.x, acc);
+        model->constraint_jacobian(s.q, G);
+        gram.factorize(G, s.t, name);
+        model->curvature(s.q, s.v, kappa);
+        acceleration_multipliers(gram, G, acc, kappa, lambda);
+        add_constraint_force(s.q, lambda);
+        sum += weights[weight_index(n, direction)] * acc;
+    }
+
+    // The oscillatory velocity enslaved to (t, X): zero-mean antiderivative of the
+    // oscillatory part of a(X, theta) (eq. 2.10, (3.8)).
+    void enslaved_velocity(double t, const Vector& X, const Vector& V) {
+        model->phases(t, theta);
+        const auto i = static_cast<Eigen::Index>(options.vibration);
+        const double base = theta[i];
+        constexpr int harmonics = enslaving_samples / 2 - 1;
+        std::vector<Vector> ck(harmonics + 1, Vector::Zero(X.size()));
+        std::vector<Vector> sk = ck;
+        for (int j = 0; j < enslaving_samples; ++j) {
+            const double phi = 2.0 * std::numbers::pi * j / enslaving_samples;
+            theta[i] = base + phi;
+            model->acceleration(t, X, V, start.x, theta, a);
+            ++extra_evaluations;
+            for (int k = 1; k <= harmonics; ++k) {
+                ck[static_cast<std::size_t>(k)] += std::cos(k * phi) * a;
+                sk[static_cast<std::size_t>(k)] += std::sin(k * phi) * a;
+            }
+        }
+        // a(base + phi) ~ sum_k A_k cos(k phi) + B_k sin(k phi); dv = sum (A_k sin - B_k cos)(k
+        // phi)/(k omega) evaluated at phi = 0 (the current phase): dv = -sum_k B_k/(k omega)
+        dv.setZero();
+        for (int k = 1; k <= harmonics; ++k) {
+            const Vector& B = sk[static_cast<std::size_t>(k)];
+            dv -= (2.0 / enslaving_samples) * B / (k * omega);
+        }
+        theta[i] = base;
+    }
+
+    void estimate(double t, const Vector& X, const Vector& V, Vector& F) {
+        start.q = X;
+        if (options.algorithm == HmmAlgorithm::asynchronous) {
+            start.t = 0.0;
+            start.v.setZero();
+            theta.setZero();
+            force().set_phase_origin(0.0, theta);
+        } else {
+            enslaved_velocity(t, X, V); // theta = the model's phases at t
+            start.v = V + dv;
+            if (model->time_dependent()) {
+                start.t = t;
+                force().use_model_phases();
+            } else {
+                // micro time measured from t_n: phases theta_n + omega tau with tau small, so
+                // the phase keeps its precision when omega t_n is large (omega = 1e8)
+                start.t = 0.0;
+                force().set_phase_origin(0.0, theta);
+            }
+        }
+        sum.setZero();
+        if (!shake) {
+            force().acceleration(start.t, start.q, start.v, start.x, a);
+            sum += weights[weight_index(0, 1.0)] * a;
+            sweep_unconstrained(1.0);
+            if (!half) {
+                sweep_unconstrained(-1.0);
+            }
+        } else {
+            sweep_constrained(1.0, half ? 1.0 : 0.5);
+            if (!half) {
+                sweep_constrained(-1.0, 0.5);
+            }
+        }
+        F = sum;
+        ++estimates;
+    }
+
+    const Model* model;
+    HmmOptions options;
+    Filter filter;
+    ConstraintGram gram;
+    std::string_view name;
+    double omega = 0.0, h = 0.0;
+    std::size_t n = 0;
+    bool half = false;
+    std::vector<double> weights;
+    std::unique_ptr<VelocityVerlet<ModelForce>> verlet;
+    std::unique_ptr<Shake<ModelForce>> shake;
+    State start, s;
+    Vector a, acc, sum, dv, tmp, tmp_q, theta, kappa, lambda;
+    Matrix G;
+    std::size_t micro = 0, extra_evaluations = 0, estimates = 0;
+};
+
+HmmForceEstimator::HmmForceEstimator(const Model& model, const HmmOptions& options)
+    : impl_(std::make_unique<Impl>(model, options)) {}
+HmmForceEstimator::~HmmForceEstimator() = default;
+HmmForceEstimator::HmmForceEstimator(HmmForceEstimator&&) noexcept = default;
+
+void HmmForceEstimator::estimate(double t, const Vector& X, const Vector& V, Vector& F) {
+    impl_->estimate(t, X, V, F);
+}
+double HmmForceEstimator::omega() const {
+    return impl_->omega;
+}
+double HmmForceEstimator::micro_step() const {
+    return impl_->h;
+}
+std::size_t HmmForceEstimator::steps_per_window() const {
+    return impl_->half ? impl_->n : 2 * impl_->n;
+}
+bool HmmForceEstimator::half_window() const {
+    return impl_->half;
+}
+std::size_t HmmForceEstimator::micro_steps() const {
+    return impl_->micro;
+}
+std::size_t HmmForceEstimator::force_evaluations() const {
+    return impl_->force().evaluations() + impl_->extra_evaluations;
+}
+std::size_t HmmForceEstimator::estimates() const {
+    return impl_->estimates;
+}
+
+// ---------------------------------------------------------------------------------------
+// The macro-integrator
+
+HmmIntegrator::HmmIntegrator(const Model& model, const HmmOptions& options)
+    : model_(&model), options_(options), estimator_(model, options), gram_(model), newton_(model) {
+    const Eigen::Index n = model.positions();
+    F_ = Vector::Zero(n);
+    V_half_ = F_;
+    X_next_ = F_;
+    V_next_half_ = F_;
+    tmp_ = F_;
+    lambda_ = Vector::Zero(model.constraints());
+    kappa_ = lambda_;
+    G_ = Matrix::Zero(model.constraints(), n);
+    D_ = Matrix::Zero(n, model.constraints());
+}
+
+HmmIntegrator::~HmmIntegrator() = default;
+
+void HmmIntegrator::start(State& s) {
+    require_state_shape(*model_, s, name());
+    H_ = options_.macro_step;
+    t0_ = s.t;
+    const double count = (options_.t_end - t0_) / H_;
+    const double rounded = std::round(count);
+    if (!(rounded >= 1.0) || std::abs(count - rounded) > 1e-9 * std::max(1.0, count)) {
+        throw std::invalid_argument(std::string(name()) +
+                                    ": (t_end - t0)/H = " + format_number(count) +
+                                    " must be a positive whole number of macro steps");
+    }
+    steps_ = static_cast<std::size_t>(rounded);
+    step_ = 0;
+    s.lambda.setZero();
+    estimator_.estimate(s.t, s.q, s.v, F_);
+    if (options_.macro == HmmMacro::shake) {
+        // V_{1/2} = V_0 + H/2 (F_0 + M^-1 G_0^T Lambda_0), g(X_1) = 0
+        shake_solve(s.t, s.q, s.v, F_, true);
+        s.lambda = lambda_;
+    } else if (options_.macro == HmmMacro::rattle) {
+        // the multipliers of consistent accelerations at t0, for output
+        model_->constraint_jacobian(s.q, G_);
+        gram_.factorize(G_, s.t, name());
+        model_->curvature(s.q, s.v, kappa_);
+        acceleration_multipliers(gram_, G_, F_, kappa_, lambda_);
+        s.lambda = lambda_;
+    }
+}
+
+// SHAKE's position stage from X with the previous half-step velocity (or V_0 at the start):
+// X_next_ and V_next_half_, Lambda in lambda_.
+void HmmIntegrator::shake_solve(double t, const Vector& X, const Vector& V, const Vector& F,
+                                bool first) {
+    const double c = first ? 0.5 * H_ * H_ : H_ * H_;
+    model_->constraint_jacobian(X, G_);
+    gram_.factorize(G_, t, name());
+    model_->curvature(X, V, kappa_);
+    acceleration_multipliers(gram_, G_, F, kappa_, lambda_); // Newton's starting guess
+    scaled_constraint_directions(*model_, G_, c, D_);
+    tmp_ = X + H_ * V + c * F;
+    newton_.solve(tmp_, D_, options_.solver, t + H_, H_, name(), lambda_, X_next_);
+    V_next_half_ = (X_next_ - X) / H_;
+}
+
+void HmmIntegrator::verlet_advance(State& s, bool last) {
+    V_half_ = s.v + (0.5 * H_) * F_; // P_{n+1/2}
+    s.q += H_ * V_half_;
+    s.t = t0_ + static_cast<double>(step_ + 1) * H_;
+    if (last && !options_.final_velocity) {
+        s.v = V_half_;
+        return;
+    }
+    // the synchronous prediction P~_{n+1} = P_{n+1/2} + H/2 F_n
+    s.v = V_half_ + (0.5 * H_) * F_;
+    estimator_.estimate(s.t, s.q, s.v, F_);
+    s.v = V_half_ + (0.5 * H_) * F_;
+}
+
+void HmmIntegrator::shake_advance(State& s, bool last) {
+    // pending: X_{n+1} = X_next_, V_{n+1/2} = V_next_half_, Lambda_n = lambda_
+    V_half_ = V_next_half_;
+    s.q = X_next_;
+    s.t = t0_ + static_cast<double>(step_ + 1) * H_;
+    if (last && !options_.final_velocity) {
+        s.v = V_half_;
+        s.lambda = lambda_;
+        return;
+    }
+    estimator_.estimate(s.t, s.q, V_half_, F_);
+    shake_solve(s.t, s.q, V_half_, F_, false); // Lambda_{n+1}, X_{n+2}, V_{n+3/2}
+    s.v = 0.5 * (V_half_ + V_next_half_);
+    s.lambda = lambda_;
+}
+
+void HmmIntegrator::rattle_advance(State& s) {
+    // position stage from (X_n, V_n), F_n
+    shake_solve(s.t, s.q, s.v, F_, true);
+    V_half_ = V_next_half_;
+    s.q = X_next_;
+    s.t = t0_ + static_cast<double>(step_ + 1) * H_;
+    estimator_.estimate(s.t, s.q, V_half_, F_);
+    // velocity stage: V_{n+1} = V_{n+1/2} + H/2 (F_{n+1} + M^-1 G^T mu), G V_{n+1} = 0
+    model_->constraint_jacobian(s.q, G_);
+    gram_.factorize(G_, s.t, name());
+    V_half_ += (0.5 * H_) * F_;
+    lambda_.noalias() = (-2.0 / H_) * (G_ * V_half_);
+    gram_.solve_in_place(lambda_);
+    tmp_.noalias() = G_.transpose() * lambda_;
+    s.v = V_half_ + (0.5 * H_) * model_->inverse_mass().cwiseProduct(tmp_);
+    s.lambda = lambda_;
+}
+
+void HmmIntegrator::advance(State& s) {
+    if (done()) {
+        return;
+    }
+    const bool last = step_ + 1 == steps_;
+    switch (options_.macro) {
+    case HmmMacro::verlet:
+        verlet_advance(s, last);
+        break;
+    case HmmMacro::shake:
+        shake_advance(s, last);
+        break;
+    case HmmMacro::rattle:
+        rattle_advance(s);
+        break;
+    }
+    ++step_;
+}
+
+HmmStats HmmIntegrator::stats() const {
+    HmmStats st;
+    st.macro_steps = step_;
+    st.force_estimates = estimator_.estimates();
+    st.micro_steps = estimator_.micro_steps();
+    st.force_evaluations = estimator_.force_evaluations();
+    st.micro_steps_per_window = estimator_.steps_per_window();
+    st.micro_step = estimator_.micro_step();
+    return st;
+}
+
+} // namespace mdl::runtime::multiscale
