@@ -1,0 +1,84 @@
+// The pieces of mdl_bench (main.cpp): the shipped models, the compile-latency and kernel
+// benchmarks, and the summary tables computed from one run's results.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace mdl::bench {
+
+// A shipped model, models/<stem>.mdl, read once (nothing is read from disk while timing).
+struct ModelSource {
+    std::string stem;
+    std::string path;
+    std::string text;
+};
+// Every models/*.mdl, sorted by name.
+std::vector<ModelSource> shipped_models();
+
+// ---- compile latency (compile_bench.cpp) -------------------------------------------------
+
+// One compilation in milliseconds, by stage. Stages that were not measured are 0.
+struct CompileTimes {
+    double total_ms = 0, frontend_ms = 0, symbolic_ms = 0, codegen_ms = 0;
+};
+
+// Compiles `path` with mdl::compile_file and times it; in a fresh process this is the cold
+// figure (LLVM initialisation included).
+CompileTimes compile_once(const std::string& path);
+
+// compile/<model>: warm parse + check + equations_of_motion + CompiledKernels::compile with the
+// object cache off, per-stage counters. compile_cached/<model>: mdl::compile (object cache on,
+// as the API always has it), i.e. what recompiling an identical model costs a host.
+void register_compile_benchmarks(const std::vector<ModelSource>& models);
+
+// ---- kernel speed (kernel_bench.cpp) -------------------------------------------------------
+
+// Floating-point operations in a JIT kernel's optimized LLVM IR, vector operations counted
+// per lane.
+struct KernelIrOps {
+    bool found = false;
+    double divisions = 0, square_roots = 0, mul_add = 0; // fdiv; llvm.sqrt; fmul, fadd, fsub
+    int calls = 0;                                       // C library calls (sin, cos, ...)
+};
+
+// A kernel compared in kernel/<model>/<kernel>/{jit,handwritten,handwritten_native,paired,
+// evaluator}: paired times the JIT and the hand-written kernel in alternating blocks.
+struct KernelCaseName {
+    std::string model;
+    std::string kernel;
+    KernelIrOps jit_ir;
+};
+
+// Compiles the models, checks that the hand-written kernels, the JIT and the reference
+// evaluator agree to 1e-12 relative on every input of the table, and registers the kernel
+// benchmarks. Returns false (after writing why to `err`) when they disagree.
+bool register_kernel_benchmarks(std::ostream& err);
+const std::vector<KernelCaseName>& kernel_cases();
+
+// ---- summary (summary.cpp) ---------------------------------------------------------------
+
+// The median over repetitions of one benchmark, in nanoseconds per iteration.
+struct Measurement {
+    double real_ns = 0, cpu_ns = 0;
+    double real_cv = 0, cpu_cv = 0; // coefficient of variation over repetitions
+    std::size_t repetitions = 0;
+    std::map<std::string, double> counters; // medians
+};
+using Results = std::map<std::string, Measurement>; // by benchmark name
+
+struct ColdCompiles {
+    std::optional<CompileTimes> in_process; // the first compile of this process
+    std::string in_process_model;
+    std::map<std::string, std::vector<CompileTimes>> fresh_process; // by model stem
+};
+
+// The compile and kernel tables, as Markdown.
+std::string summary_markdown(const Results& results, const ColdCompiles& cold,
+                             const std::vector<ModelSource>& models);
+
+} // namespace mdl::bench

@@ -1,0 +1,186 @@
+// The tables of the report, computed from the medians of one run's repetitions.
+#include "bench.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace mdl::bench {
+
+namespace {
+
+// Target of issue 4: compile under 10 ms per model, warm; JIT at least 0.95x hand-written.
+constexpr double compile_target_ms = 10.0;
+constexpr double kernel_target_ratio = 0.95;
+
+const Measurement* find(const Results& results, const std::string& name) {
+    auto it = results.find(name);
+    return it == results.end() ? nullptr : &it->second;
+}
+
+double counter(const Measurement& m, const std::string& name) {
+    auto it = m.counters.find(name);
+    return it == m.counters.end() ? 0.0 : it->second;
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) {
+        return 0.0;
+    }
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::string ms(double value) {
+    return fmt::format("{:.2f}", value);
+}
+
+std::string ns(double value) {
+    return value >= 100 ? fmt::format("{:.0f}", value) : fmt::format("{:.1f}", value);
+}
+
+std::string percent(double fraction) {
+    return fmt::format("{:.1f}%", 100 * fraction);
+}
+
+std::string compile_table(const Results& results, const ColdCompiles& cold,
+                          const std::vector<ModelSource>& models) {
+    std::string out;
+    std::size_t rows = 0, met = 0;
+    double worst = 0;
+    std::string worst_model;
+    out += "| model | warm total [ms] | front end | symbolic | codegen | codegen: target / "
+           "emit IR / optimize / machine code / JIT link | cv of total | cached recompile [ms] | "
+           "cold, fresh process [ms] | warm < 10 ms |\n";
+    out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n";
+    for (const ModelSource& model : models) {
+        const Measurement* warm = find(results, "compile/" + model.stem);
+        if (warm == nullptr) {
+            continue;
+        }
+        const double total = warm->real_ns / 1e6;
+        const Measurement* cached = find(results, "compile_cached/" + model.stem);
+        std::string cold_text = "-";
+        if (auto it = cold.fresh_process.find(model.stem); it != cold.fresh_process.end()) {
+            std::vector<double> totals;
+            for (const CompileTimes& t : it->second) {
+                totals.push_back(t.total_ms);
+            }
+            cold_text = ms(median(totals));
+        }
+        out += fmt::format(
+            "| {} | **{}** | {} | {} | {} | {} / {} / {} / {} / {} | {} | {} | {} | {} |\n",
+            model.stem, ms(total), ms(counter(*warm, "frontend_ms")),
+            ms(counter(*warm, "symbolic_ms")), ms(counter(*warm, "codegen_ms")),
+            ms(counter(*warm, "cg_target_ms")), ms(counter(*warm, "cg_emit_ms")),
+            ms(counter(*warm, "cg_optimize_ms")), ms(counter(*warm, "cg_machine_ms")),
+            ms(counter(*warm, "cg_link_ms")), percent(warm->real_cv),
+            cached ? ms(cached->real_ns / 1e6) : "-", cold_text,
+            total < compile_target_ms ? "yes" : "no");
+        ++rows;
+        met += total < compile_target_ms ? 1 : 0;
+        if (total > worst) {
+            worst = total;
+            worst_model = model.stem;
+        }
+    }
+    if (rows == 0) {
+        return "";
+    }
+    out += fmt::format("\n{} of {} models compile in under {} ms warm; the slowest is {} "
+                       "({} ms).\n",
+                       met, rows, compile_target_ms, worst_model, ms(worst));
+    if (cold.in_process) {
+        const CompileTimes& t = *cold.in_process;
+        out += fmt::format("\nCold, first compilation of this process (`{}`, LLVM "
+                           "initialisation included): **{} ms** (front end {}, symbolic {}, "
+                           "codegen {}).\n",
+                           cold.in_process_model, ms(t.total_ms), ms(t.frontend_ms),
+                           ms(t.symbolic_ms), ms(t.codegen_ms));
+    }
+    return out;
+}
+
+std::string kernel_table(const Results& results) {
+    std::string out;
+    std::size_t rows = 0, met = 0;
+    double lowest = 1e300;
+    out += "| model | kernel | JIT [ns] | hand-written -O2 [ns] | **hand-written / JIT, "
+           "paired** | ratio of the medians | JIT >= 0.95x | cv JIT, hand | hand-written -O2 "
+           "-march=native [ns] | native / JIT | DAG evaluator [ns] | evaluator / JIT |\n";
+    out += "|---|---|--:|--:|--:|--:|:-:|--:|--:|--:|--:|--:|\n";
+    for (const KernelCaseName& c : kernel_cases()) {
+        const std::string prefix = "kernel/" + c.model + "/" + c.kernel + "/";
+        const Measurement* jit = find(results, prefix + "jit");
+        const Measurement* hand = find(results, prefix + "handwritten");
+        const Measurement* paired = find(results, prefix + "paired");
+        const Measurement* native = find(results, prefix + "handwritten_native");
+        const Measurement* evaluator = find(results, prefix + "evaluator");
+        if (jit == nullptr || hand == nullptr) {
+            continue;
+        }
+        const double of_medians = hand->cpu_ns / jit->cpu_ns;
+        const double ratio = paired ? counter(*paired, "hand_over_jit") : of_medians;
+        out += fmt::format(
+            "| {} | {} | {} | {} | **{}** | {:.2f} | {} | {}, {} | {} | {} | {} | {} |\n", c.model,
+            c.kernel, ns(jit->cpu_ns), ns(hand->cpu_ns),
+            paired ? fmt::format("{:.2f}", ratio) : "-", of_medians,
+            ratio >= kernel_target_ratio ? "yes" : "no", percent(jit->cpu_cv),
+            percent(hand->cpu_cv), native ? ns(native->cpu_ns) : "-",
+            native ? fmt::format("{:.2f}", native->cpu_ns / jit->cpu_ns) : "-",
+            evaluator ? ns(evaluator->cpu_ns) : "-",
+            evaluator ? fmt::format("{:.0f}", evaluator->cpu_ns / jit->cpu_ns) : "-");
+        ++rows;
+        met += ratio >= kernel_target_ratio ? 1 : 0;
+        lowest = std::min(lowest, ratio);
+    }
+    if (rows == 0) {
+        return "";
+    }
+    out += fmt::format("\n{} of {} kernels reach the target (hand-written / JIT >= {}, paired "
+                       "where measured); the lowest ratio is {:.2f}.\n",
+                       met, rows, kernel_target_ratio, lowest);
+    out += "\nFloating-point operations in the JIT kernels' optimized LLVM IR (vector "
+           "operations counted per lane):\n\n";
+    out += "| model | kernel | fdiv | sqrt | fmul + fadd + fsub | C library calls |\n";
+    out += "|---|---|--:|--:|--:|--:|\n";
+    for (const KernelCaseName& c : kernel_cases()) {
+        if (c.jit_ir.found) {
+            out += fmt::format("| {} | {} | {:g} | {:g} | {:g} | {} |\n", c.model, c.kernel,
+                               c.jit_ir.divisions, c.jit_ir.square_roots, c.jit_ir.mul_add,
+                               c.jit_ir.calls);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string summary_markdown(const Results& results, const ColdCompiles& cold,
+                             const std::vector<ModelSource>& models) {
+    std::string out;
+    const std::string compile = compile_table(results, cold, models);
+    if (!compile.empty()) {
+        out += "### Compile latency per shipped model\n\n" + compile + "\n";
+    }
+    const std::string kernels = kernel_table(results);
+    if (!kernels.empty()) {
+        out += "### Kernel time per call\n\n" + kernels + "\n";
+    }
+    std::size_t repetitions = 0;
+    for (const auto& [name, m] : results) {
+        repetitions = std::max(repetitions, m.repetitions);
+    }
+    if (!out.empty()) {
+        std::size_t cold_runs = 0;
+        for (const auto& [stem, runs] : cold.fresh_process) {
+            cold_runs = std::max(cold_runs, runs.size());
+        }
+        out += fmt::format("Medians of {} repetition(s) per benchmark; cold fresh-process "
+                           "figures are medians of {} process(es) per model.\n",
+                           repetitions, cold_runs);
+    }
+    return out;
+}
+
+} // namespace mdl::bench
