@@ -15,5 +15,6 @@ struct GlobalOptions {
 std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& global);
 std::function<int()> add_compile_command(CLI::App& app);
 std::function<int()> add_run_command(CLI::App& app);
+std::function<int()> add_reproduce_command(CLI::App& app);
 
 } // namespace mdl::cli

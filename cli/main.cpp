@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     auto run_check = mdl::cli::add_check_command(app, global);
     auto run_compile = mdl::cli::add_compile_command(app);
     auto run_run = mdl::cli::add_run_command(app);
+    auto run_reproduce = mdl::cli::add_reproduce_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -41,6 +42,9 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("run")) {
         return run_run();
+    }
+    if (app.got_subcommand("reproduce")) {
+        return run_reproduce();
     }
     return 2;
 }

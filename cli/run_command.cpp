@@ -10,6 +10,7 @@
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
 #include "runtime/run.hpp"
+#include "simulation_setup.hpp"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -60,22 +61,6 @@ std::pair<std::string, double> parse_assignment(const std::string& text) {
         throw std::invalid_argument(fmt::format("-p {}: '{}' is not a number", name, value));
     }
     return {name, number};
-}
-
-runtime::ModelNames names_of(const CompiledModel& model) {
-    return {model.name(), model.position_names(), model.state_names(), model.constraint_names(),
-            model.parameter_names()};
-}
-
-runtime::State initial_state(const CompiledModel& compiled, const runtime::Model& model,
-                             double start) {
-    runtime::State state = model.zero_state(start);
-    auto q0 = compiled.start_positions(), v0 = compiled.start_velocities();
-    auto x0 = compiled.start_states();
-    state.q = Eigen::Map<const runtime::Vector>(q0.data(), static_cast<Eigen::Index>(q0.size()));
-    state.v = Eigen::Map<const runtime::Vector>(v0.data(), static_cast<Eigen::Index>(v0.size()));
-    state.x = Eigen::Map<const runtime::Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
-    return state;
 }
 
 bool is_hmm(const std::string& method) {
@@ -220,9 +205,7 @@ int run(const RunOptions& o) {
             throw std::invalid_argument(fmt::format("-p {}: {}", p, e.what()));
         }
     }
-    runtime::Model model(compiled.kernels(),
-                         {compiled.parameters().begin(), compiled.parameters().end()},
-                         names_of(compiled));
+    runtime::Model model = runtime_model(compiled);
     std::ofstream file;
     std::ostream* out = &std::cout;
     if (!o.output.empty()) {

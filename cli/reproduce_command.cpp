@@ -1,0 +1,99 @@
+// mdl reproduce [all|hmm]: reruns the published tables of the papers with their settings
+// (../shared/REPRODUCTION.md) and prints ours beside the paper's; exits 1 when an entry is off
+// by more than 5% or a microstep count differs.
+#include "commands.hpp"
+#include "runtime/multiscale/reproduce_hmm.hpp"
+#include "simulation_setup.hpp"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <iostream>
+
+namespace mdl::cli {
+
+namespace {
+
+struct ReproduceOptions {
+    std::string what = "all";
+    std::string models = MDL_MODELS_DIR;
+};
+
+// Tables 2.1-2.3 of the HMM paper (Kapitza pendulum) and Figure 4.1 (double pendulum).
+int reproduce_hmm(const ReproduceOptions& o) {
+    namespace ms = runtime::multiscale;
+    CompiledModel kapitza = compile_file(o.models + "/kapitza.mdl");
+    runtime::Model model = runtime_model(kapitza);
+    runtime::State start = initial_state(kapitza, model, 0.0);
+    bool even = kapitza.force_even_in_phase(0);
+    std::vector<ms::TableRow> rows;
+    for (auto* table :
+         {&ms::reproduce_table_2_1, &ms::reproduce_table_2_2, &ms::reproduce_table_2_3}) {
+        auto part = (*table)(model, start, even, {});
+        rows.insert(rows.end(), part.begin(), part.end());
+    }
+    std::cout << "# HMM for vibrated systems (papers/hmm-mechanical-vibrations.txt)\n"
+              << ms::table_markdown(rows);
+
+    CompiledModel pendulum = compile_file(o.models + "/double_pendulum.mdl");
+    runtime::Model pendulum_model = runtime_model(pendulum);
+    runtime::State pendulum_start = initial_state(pendulum, pendulum_model, 0.0);
+    std::vector<ms::PendulumRun> runs;
+    for (double H : {1.0 / 80, 1.0 / 160}) {
+        for (double omega : {1e4, 1e6, 1e8}) {
+            runs.push_back(ms::run_double_pendulum(pendulum_model, pendulum_start,
+                                                   ms::HmmMacro::shake, H, omega,
+                                                   pendulum.force_even_in_phase(0)));
+        }
+    }
+    std::cout << "\nFigure 4.1, SHAKE-SHAKE (microsteps: paper 1,280 at H = 1/80, 5,120 at "
+                 "1/160)\n"
+              << ms::pendulum_markdown(runs);
+
+    int off = 0;
+    for (const auto& r : rows) {
+        if (std::fabs(r.ours / r.paper - 1) > 0.05 || r.microsteps != r.paper_microsteps) {
+            std::cerr << fmt::format("mdl reproduce: Table {} H = {} omega = {:g}: ours {:.3g} "
+                                     "({} microsteps), paper {:.3g} ({})\n",
+                                     r.table, r.H, r.omega, r.ours, r.microsteps, r.paper,
+                                     r.paper_microsteps);
+            ++off;
+        }
+    }
+    for (const auto& r : runs) {
+        std::size_t paper = r.H > 1.0 / 100 ? 1280 : 5120;
+        if (r.stats.micro_steps != paper) {
+            std::cerr << fmt::format("mdl reproduce: Figure 4.1 H = {} omega = {:g}: {} "
+                                     "microsteps, paper {}\n",
+                                     r.H, r.omega, r.stats.micro_steps, paper);
+            ++off;
+        }
+    }
+    std::cerr << fmt::format("mdl reproduce hmm: {} of {} entries within 5% of the paper\n",
+                             rows.size() + runs.size() - static_cast<std::size_t>(off),
+                             rows.size() + runs.size());
+    return off == 0 ? 0 : 1;
+}
+
+} // namespace
+
+std::function<int()> add_reproduce_command(CLI::App& app) {
+    auto o = std::make_shared<ReproduceOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "reproduce", "Rerun the papers' published tables and print ours beside theirs; exit 1 "
+                     "if an entry is off by more than 5%");
+    cmd->add_option("what", o->what, "Which: all or hmm")->check(CLI::IsMember({"all", "hmm"}));
+    cmd->add_option("--models", o->models, "Folder of the shipped models")->capture_default_str();
+    return [o]() {
+        try {
+            return reproduce_hmm(*o);
+        } catch (const CompileError& e) {
+            std::cerr << e.what();
+            return 1;
+        } catch (const std::exception& e) {
+            std::cerr << fmt::format("mdl reproduce: error: {}\n", e.what());
+            return 1;
+        }
+    };
+}
+
+} // namespace mdl::cli

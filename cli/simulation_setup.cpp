@@ -1,0 +1,23 @@
+#include "simulation_setup.hpp"
+
+namespace mdl::cli {
+
+runtime::Model runtime_model(const CompiledModel& compiled) {
+    return runtime::Model(
+        compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
+        runtime::ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
+                            compiled.constraint_names(), compiled.parameter_names()});
+}
+
+runtime::State initial_state(const CompiledModel& compiled, const runtime::Model& model,
+                             double start) {
+    runtime::State state = model.zero_state(start);
+    auto q0 = compiled.start_positions(), v0 = compiled.start_velocities();
+    auto x0 = compiled.start_states();
+    state.q = Eigen::Map<const runtime::Vector>(q0.data(), static_cast<Eigen::Index>(q0.size()));
+    state.v = Eigen::Map<const runtime::Vector>(v0.data(), static_cast<Eigen::Index>(v0.size()));
+    state.x = Eigen::Map<const runtime::Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
+    return state;
+}
+
+} // namespace mdl::cli
