@@ -1,0 +1,60 @@
+// Cost per step of each classical integrator on each shipped model it applies to (issue 5):
+// 1000 fixed steps from the model's start state per iteration (DOPRI5: adaptive to the same
+// end time), reported as time per step. Steps run through runtime::run, as `mdl run` does.
+#include "bench.hpp"
+#include "runtime/methods.hpp"
+#include "runtime/run.hpp"
+#include "simulation_setup.hpp"
+
+#include <benchmark/benchmark.h>
+#include <memory>
+
+namespace {
+
+constexpr std::size_t steps_per_iteration = 1000;
+constexpr double step = 1e-5; // stable for every shipped model with every explicit method
+
+struct NoOutput {
+    void operator()(const mdl::runtime::State&) const {}
+};
+
+void step_benchmark(benchmark::State& bench, std::shared_ptr<mdl::CompiledModel> compiled,
+                    mdl::runtime::Method method) {
+    mdl::runtime::Model model = mdl::cli::runtime_model(*compiled);
+    const mdl::runtime::State start = mdl::cli::initial_state(*compiled, model, 0.0);
+    mdl::runtime::RunSettings settings;
+    settings.method = method;
+    settings.step = mdl::runtime::info(method).adaptive ? 0.0 : step;
+    settings.stop_time = step * steps_per_iteration;
+    std::size_t steps = 0;
+    for (auto _ : bench) {
+        mdl::runtime::State state = start;
+        steps += mdl::runtime::run(model, state, settings, NoOutput{}).steps;
+        benchmark::DoNotOptimize(state.q.data());
+    }
+    bench.counters["time_per_step"] = benchmark::Counter(
+        static_cast<double>(steps), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+const bool registered = [] {
+    for (const auto& source : mdl::bench::shipped_models()) {
+        auto compiled = std::make_shared<mdl::CompiledModel>(mdl::compile_file(source.path));
+        mdl::runtime::Model model = mdl::cli::runtime_model(*compiled);
+        for (const auto& info : mdl::runtime::methods()) {
+            try {
+                mdl::runtime::require_applicable(info.method, model);
+            } catch (const std::exception&) {
+                continue; // e.g. Verlet on first-order states, Störmer with damping
+            }
+            benchmark::RegisterBenchmark(
+                ("step/" + source.stem + "/" + std::string(info.name)).c_str(),
+                [compiled, method = info.method](benchmark::State& s) {
+                    step_benchmark(s, compiled, method);
+                })
+                ->Unit(benchmark::kMicrosecond);
+        }
+    }
+    return true;
+}();
+
+} // namespace
