@@ -202,3 +202,47 @@ TEST_CASE("the annotation chooses the method; a first-order model runs with dopr
     CHECK(csv.header == std::vector<std::string>{"time", "x", "y", "z"});
     CHECK(csv.rows.back()[0] == Approx(1.0));
 }
+
+TEST_CASE("strobo through the CLI: the paper's accuracy at stroboscopic times, against dopri5") {
+    // models/kapitza_eps.mdl, H = pi/50 (4 fast periods at eps = 1/400), 15 macro steps: every
+    // output is a stroboscopic time, where strobo's Y equals the true solution up to the
+    // method's error (the paper's table: 8.12e-3 at H = pi/50 over T = 1).
+    const std::string stop = " --stop 0.94247779607693793"; // 15 pi/50
+    std::string strobo_csv = temp_csv("strobo"), reference_csv = temp_csv("strobo_reference");
+    // the paper's micro step for this H: h = (2 pi eps/10)/2^nu with nu = 1
+    Result strobo = mdl("run " + model("kapitza_eps.mdl") + stop +
+                        " --micro-steps-per-period 20 -o " + strobo_csv);
+    INFO(strobo.output);
+    REQUIRE(strobo.status == 0);
+    // 15 macro RK4 steps x 4 fields x 4 periods x 20 micro steps (the paper's 4,800)
+    CHECK(strobo.output.find("with strobo (order 4, rk4 macro, rk4 micro)") != std::string::npos);
+    CHECK(strobo.output.find("15 macro steps, 60 averaged fields, 4800 micro-steps") !=
+          std::string::npos);
+    CHECK(strobo.output.find("outputs at stroboscopic times") != std::string::npos);
+    Result reference =
+        mdl("run " + model("kapitza_eps.mdl") + stop +
+            " -m dopri5 --rtol 1e-12 --atol 1e-14 --step 0.062831853071795865 -o " + reference_csv);
+    INFO(reference.output);
+    REQUIRE(reference.status == 0);
+    Csv a(strobo_csv), b(reference_csv);
+    REQUIRE(a.rows.size() == 16);
+    REQUIRE(b.rows.size() == 16);
+    double error = 0;
+    for (std::size_t i = 0; i < a.rows.size(); ++i) {
+        REQUIRE(a.rows[i][0] == Approx(b.rows[i][0]).epsilon(1e-6));
+        error = std::max(error, std::fabs(a.rows[i][1] - b.rows[i][1]));
+    }
+    INFO("max |q_strobo - q| at the macro points: " << error);
+    CHECK(error < 8.12e-3 * 1.05); // the paper's whole-interval error bounds this part of it
+    CHECK(error > 1e-4);           // and it is the method's error, not zero
+
+    Result order = mdl("run " + model("kapitza_eps.mdl") + " --order 3");
+    CHECK(order.status == 2);
+    CHECK(order.output.find("--order: the differencing order must be 2 or 4") != std::string::npos);
+    Result macro = mdl("run " + model("kapitza_eps.mdl") + " --macro rk5");
+    CHECK(macro.status == 2);
+    CHECK(macro.output.find("--macro:") != std::string::npos);
+    Result no_vibration = mdl("run " + model("pendulum.mdl") + " -m strobo");
+    CHECK(no_vibration.status == 2);
+    CHECK(no_vibration.output.find("has no vibration") != std::string::npos);
+}

@@ -1,0 +1,350 @@
+#include "simulation.hpp"
+
+#include "runtime/methods.hpp"
+#include "runtime/multiscale/hmm.hpp"
+#include "runtime/multiscale/stroboscopic.hpp"
+#include "runtime/output/csv_writer.hpp"
+#include "runtime/run.hpp"
+#include "simulation_setup.hpp"
+
+#include <chrono>
+#include <fmt/format.h>
+#include <numbers>
+
+namespace mdl::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+bool is_hmm(const std::string& method) {
+    return method.rfind("hmm", 0) == 0;
+}
+
+// Writes every output state to the CSV, remembers the last one and reports progress.
+struct Observer {
+    runtime::CsvWriter& csv;
+    const ProgressCallback& progress;
+    runtime::State& last;
+    void operator()(const runtime::State& s) {
+        csv(s);
+        last = s;
+        if (progress) {
+            progress(s.t);
+        }
+    }
+    void finish(const runtime::State& s) {
+        csv.finish(s);
+        last = s;
+    }
+};
+
+void require_interval(double start, double stop) {
+    if (!(stop > start)) {
+        throw std::invalid_argument(
+            fmt::format("--stop: the stop time {} is not after the start time {}", stop, start));
+    }
+}
+
+// The classical method: --method, else the annotation's, else the runtime's choice.
+runtime::Method classical_method(const SimulationSettings& o, const runtime::Model& model,
+                                 const std::string& name) {
+    if (name.empty()) {
+        return runtime::default_method(model);
+    }
+    if (auto m = runtime::find_method(name)) {
+        return *m;
+    }
+    if (o.method) {
+        throw std::invalid_argument("--method: " + runtime::unknown_method_message(name));
+    }
+    throw std::invalid_argument(
+        fmt::format("the model's experiment annotation asks for method '{}', which this version "
+                    "of mdl does not provide; choose one with --method ({})",
+                    name, runtime::unknown_method_message(name)));
+}
+
+runtime::CsvWriter csv_writer(std::ostream& out, const runtime::Model& model,
+                              const SimulationSettings& o) {
+    runtime::CsvOptions csv_options;
+    csv_options.every = o.every;
+    return runtime::CsvWriter(out, model, csv_options);
+}
+
+SimulationResult run_classical(const SimulationSettings& o, const CompiledModel& compiled,
+                               const runtime::Model& model, const std::string& method_name,
+                               std::ostream& out, const ProgressCallback& progress) {
+    runtime::RunSettings settings;
+    settings.method = classical_method(o, model, method_name);
+    const runtime::MethodInfo& info = runtime::info(settings.method);
+    SimulationResult r;
+    r.method = info.name;
+    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    settings.stop_time = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    r.stop = settings.stop_time;
+    settings.step = o.step.value_or(compiled.number_setting(
+        "step", info.adaptive ? compiled.number_setting("Interval", 0.0) : 1e-3));
+    settings.adaptive.rtol = o.rtol.value_or(compiled.number_setting(
+        "rtol", compiled.number_setting("Tolerance", settings.adaptive.rtol)));
+    settings.adaptive.atol =
+        o.atol.value_or(compiled.number_setting("atol", settings.adaptive.atol));
+    settings.rho_inf = o.rho_inf.value_or(compiled.number_setting("rho_inf", settings.rho_inf));
+    settings.solver.constraint_tolerance =
+        o.constraint_tol.value_or(settings.solver.constraint_tolerance);
+    require_interval(r.start, settings.stop_time);
+    if (!(settings.step > 0) && !info.adaptive) {
+        throw std::invalid_argument(fmt::format("--step: must be positive, got {}", settings.step));
+    }
+    runtime::State state = initial_state(compiled, model, r.start);
+    runtime::CsvWriter csv = csv_writer(out, model, o);
+    Observer observer{csv, progress, r.final_state};
+    auto began = Clock::now();
+    runtime::IntegrationStats stats = runtime::run(model, state, settings, observer);
+    r.seconds = seconds_since(began);
+    r.steps = stats.steps;
+    r.rejected = stats.rejected;
+    r.force_evaluations = stats.force_evaluations;
+    r.rows = csv.rows();
+    r.summary = fmt::format("{} with {}: t = {} to {}, {} steps{}, {} rows, {:.3f} s",
+                            compiled.name(), info.name, r.start, r.stop, stats.steps,
+                            info.adaptive ? fmt::format(" ({} rejected)", stats.rejected) : "",
+                            r.rows, r.seconds);
+    return r;
+}
+
+void require_vibration(const CompiledModel& compiled, const std::string& method, const char* why) {
+    if (compiled.sizes().vibrations == 0) {
+        throw std::invalid_argument(fmt::format("--method {}: model '{}' has no vibration; {}",
+                                                method, compiled.name(), why));
+    }
+}
+
+// HMM: a macro step H of the averaged motion; each averaged force from a micro-integration of
+// the model over a window of fast periods (docs/hmm.md).
+SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
+                         const runtime::Model& model, const std::string& method, std::ostream& out,
+                         const ProgressCallback& progress) {
+    namespace ms = runtime::multiscale;
+    require_vibration(compiled, method, "HMM averages over a vibration's fast period");
+    ms::HmmOptions options;
+    options.macro = ms::parse_hmm_method(method);
+    options.algorithm =
+        ms::parse_hmm_algorithm(o.algorithm.value_or(compiled.text_setting("algorithm", "async")));
+    options.filter =
+        ms::parse_filter_kind(o.filter.value_or(compiled.text_setting("filter", "simple")));
+    options.window_periods = o.window.value_or(compiled.number_setting("window", 0.0));
+    SimulationResult r;
+    r.method = method;
+    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    options.t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    r.stop = options.t_end;
+    options.macro_step = o.step.value_or(compiled.number_setting("step", 1.0 / 80));
+    options.macro_time_scale =
+        o.macro_time.value_or(compiled.number_setting("macro_time_scale", 1.0));
+    options.micro_steps_per_period = o.micro_steps_per_period.value_or(
+        static_cast<std::size_t>(compiled.number_setting("micro_steps_per_period", 0.0)));
+    options.force_even_in_phase = compiled.force_even_in_phase(options.vibration);
+    if (o.constraint_tol) {
+        options.solver.constraint_tolerance = *o.constraint_tol;
+    }
+    require_interval(r.start, options.t_end);
+    if (!(options.macro_step > 0)) {
+        throw std::invalid_argument(
+            fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
+    }
+    runtime::State state = initial_state(compiled, model, r.start);
+    runtime::CsvWriter csv = csv_writer(out, model, o);
+    Observer observer{csv, progress, r.final_state};
+    auto began = Clock::now();
+    ms::HmmStats stats = ms::run_hmm(model, state, options, observer);
+    r.seconds = seconds_since(began);
+    r.steps = stats.macro_steps;
+    r.micro_steps = stats.micro_steps;
+    r.force_evaluations = stats.force_evaluations;
+    r.rows = csv.rows();
+    bool half = options.force_even_in_phase && options.algorithm == ms::HmmAlgorithm::asynchronous;
+    r.summary = fmt::format(
+        "{} with {} ({}, {} filter{}): t = {} to {}, {} macro steps of {:g}, {} micro-steps (h = "
+        "{:g}, {} per force), {} force evaluations, {:.3f} s",
+        compiled.name(), method, ms::to_string(options.algorithm), ms::to_string(options.filter),
+        half ? ", half window: force even in the phase" : "", r.start, options.t_end,
+        stats.macro_steps, options.macro_step, stats.micro_steps, stats.micro_step,
+        stats.micro_steps_per_window, stats.force_evaluations, r.seconds);
+    return r;
+}
+
+// Stroboscopic averaging: the averaged field from central differences of the period map of
+// micro-integrations that all start at phase theta(t0) (docs/stroboscopic.md).
+SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& compiled,
+                            const runtime::Model& model, std::ostream& out,
+                            const ProgressCallback& progress) {
+    namespace ms = runtime::multiscale;
+    require_vibration(compiled, "strobo",
+                      "stroboscopic averaging samples the motion once per fast period");
+    ms::StroboscopicOptions options;
+    options.order = o.order.value_or(static_cast<int>(compiled.number_setting("order", 4)));
+    if (options.order != 2 && options.order != 4) {
+        throw std::invalid_argument(
+            fmt::format("--order: the differencing order must be 2 or 4, got {}", options.order));
+    }
+    try {
+        options.macro =
+            ms::parse_stroboscopic_macro(o.macro.value_or(compiled.text_setting("macro", "rk4")));
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("--macro: {}", e.what()));
+    }
+    if (o.micro || !compiled.text_setting("micro", "").empty()) {
+        try {
+            options.micro = ms::parse_stroboscopic_micro(
+                o.micro.value_or(compiled.text_setting("micro", "rk4")));
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("--micro: {}", e.what()));
+        }
+    }
+    SimulationResult r;
+    r.method = "strobo";
+    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    options.t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    r.stop = options.t_end;
+    require_interval(r.start, options.t_end);
+    const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
+    options.macro_step =
+        o.step.value_or(compiled.number_setting("step", adaptive ? 0.0 : std::numbers::pi / 50.0));
+    if (!(options.macro_step > 0) && !(adaptive && options.macro_step == 0)) {
+        throw std::invalid_argument(
+            fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
+    }
+    options.whole_steps = false; // the run ends at the stop time
+    options.micro_steps_per_period = o.micro_steps_per_period.value_or(
+        static_cast<std::size_t>(compiled.number_setting("micro_steps_per_period", 10.0)));
+    if (options.micro_steps_per_period == 0) {
+        throw std::invalid_argument("--micro-steps-per-period: must be positive");
+    }
+    options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
+    options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
+    runtime::State state = initial_state(compiled, model, r.start);
+    runtime::CsvWriter csv = csv_writer(out, model, o);
+    Observer observer{csv, progress, r.final_state};
+    auto began = Clock::now();
+    ms::StroboscopicStats stats = ms::run_stroboscopic(model, state, options, observer);
+    r.seconds = seconds_since(began);
+    r.steps = stats.macro_steps;
+    r.rejected = stats.rejected_steps;
+    r.micro_steps = stats.micro_steps;
+    r.force_evaluations = stats.force_evaluations;
+    r.rows = csv.rows();
+    r.summary = fmt::format(
+        "{} with strobo (order {}, {} macro, {} micro): t = {} to {}, {} macro steps{}, {} "
+        "averaged fields, {} micro-steps (h = {:g}, {} per field), {} force evaluations, {}, "
+        "{:.3f} s",
+        compiled.name(), options.order, ms::to_string(options.macro), ms::to_string(options.micro),
+        r.start, options.t_end, stats.macro_steps,
+        adaptive ? fmt::format(" ({} rejected)", stats.rejected_steps) : "",
+        stats.field_evaluations, stats.micro_steps, stats.micro_step, stats.micro_steps_per_field,
+        stats.force_evaluations,
+        stats.stroboscopic_outputs ? "outputs at stroboscopic times"
+                                   : "outputs not all at stroboscopic times (see "
+                                     "docs/stroboscopic.md)",
+        r.seconds);
+    return r;
+}
+
+} // namespace
+
+std::pair<std::string, double> parse_assignment(const std::string& text) {
+    auto eq = text.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
+        throw std::invalid_argument(
+            fmt::format("-p expects name=value (e.g. -p omega=1e6), got '{}'", text));
+    }
+    std::string name = text.substr(0, eq), value = text.substr(eq + 1);
+    std::size_t used = 0;
+    double number = 0;
+    try {
+        number = std::stod(value, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != value.size()) {
+        throw std::invalid_argument(fmt::format("-p {}: '{}' is not a number", name, value));
+    }
+    return {name, number};
+}
+
+SimulationResult simulate(const CompiledModel& compiled, const runtime::Model& model,
+                          const SimulationSettings& settings, std::ostream& out,
+                          const ProgressCallback& progress) {
+    std::string method = settings.method.value_or(compiled.text_setting("method", ""));
+    if (method == "strobo") {
+        return run_strobo(settings, compiled, model, out, progress);
+    }
+    if (is_hmm(method)) {
+        return run_hmm(settings, compiled, model, method, out, progress);
+    }
+    return run_classical(settings, compiled, model, method, out, progress);
+}
+
+void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
+    std::string method_help = "Integration method:";
+    for (const auto& m : runtime::methods()) {
+        method_help += fmt::format("\n  {:<10} {}", m.name, m.summary);
+    }
+    method_help += "\n  hmm        HMM for vibrated systems, Verlet macro and micro steps"
+                   "\n  hmm-shake  HMM, SHAKE macro and micro steps (constrained models)"
+                   "\n  hmm-rattle HMM, RATTLE macro, SHAKE micro steps (constrained models)"
+                   "\n  strobo     stroboscopic averaging: the averaged field from differences "
+                   "of the period map";
+    cmd->add_option("-m,--method", o.method, method_help);
+    cmd->add_option("--start", o.start, "Start time (default: the model's StartTime, or 0)");
+    cmd->add_option("--stop", o.stop, "Stop time (default: the model's StopTime, or 1)");
+    cmd->add_option("--step", o.step,
+                    "Step size; for dopri5 the output interval, for HMM and strobo the macro "
+                    "step H (default: the model's step)");
+    cmd->add_option("--rtol", o.rtol,
+                    "Relative tolerance of adaptive methods and of strobo's dopri5 macro "
+                    "(default 1e-6)");
+    cmd->add_option("--atol", o.atol, "Absolute tolerance of adaptive methods (default 1e-9)");
+    cmd->add_option("--rho-inf", o.rho_inf,
+                    "Spectral radius at infinity of generalized-alpha, in [0, 1] (default 0.9)")
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_option("--constraint-tol", o.constraint_tol,
+                    "Largest |g(q)| accepted by SHAKE/RATTLE and the constrained implicit "
+                    "methods, in the constraint's units (default 1e-12)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--every", o.every, "Write every N-th step (and the last)")
+        ->check(CLI::PositiveNumber);
+    const char* hmm = "HMM options (--method hmm, hmm-shake, hmm-rattle)";
+    cmd->add_option("--algorithm", o.algorithm,
+                    "async (Algorithm 2: micro-runs from rest at phase 0) or sync (Algorithm 1: "
+                    "from the enslaved velocity at the macro time); default async")
+        ->group(hmm);
+    cmd->add_option("--filter", o.filter,
+                    "simple (one period, K = 1/2) or exp (exponential kernel); default simple")
+        ->group(hmm);
+    cmd->add_option("--window", o.window,
+                    "Filter window in fast periods (default: 1 simple, 40 exp)")
+        ->group(hmm);
+    cmd->add_option("--micro-steps-per-period", o.micro_steps_per_period,
+                    "Micro steps per fast period (HMM default: T_macro/H, as the paper; strobo "
+                    "default 10)")
+        ->group(hmm);
+    cmd->add_option("--macro-time", o.macro_time,
+                    "T_macro of the micro step h = (2 pi/omega) H/T_macro (default 1)")
+        ->group(hmm);
+    const char* strobo = "Stroboscopic averaging options (--method strobo)";
+    cmd->add_option("--order", o.order,
+                    "Central differences of the period map of order 2 or 4 (default 4)")
+        ->group(strobo);
+    cmd->add_option("--macro", o.macro,
+                    "Macro-integrator: rk4 (fixed step --step) or dopri5 (adaptive, --rtol/--atol; "
+                    "--step is then the output interval); default rk4")
+        ->group(strobo);
+    cmd->add_option("--micro", o.micro,
+                    "Micro-integrator of the period map: rk4 or verlet (default rk4)")
+        ->group(strobo);
+}
+
+} // namespace mdl::cli

@@ -1,0 +1,470 @@
+#include "runtime/multiscale/stroboscopic.hpp"
+
+#include "runtime/integrators/rk4.hpp"
+#include "runtime/integrators/verlet.hpp"
+#include "runtime/model_force.hpp"
+#include "runtime/numerical_failure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+namespace mdl::runtime::multiscale {
+
+std::string_view to_string(StroboscopicMacro macro) {
+    return macro == StroboscopicMacro::rk4 ? "rk4" : "dopri5";
+}
+
+std::string_view to_string(StroboscopicMicro micro) {
+    return micro == StroboscopicMicro::rk4 ? "rk4" : "verlet";
+}
+
+StroboscopicMacro parse_stroboscopic_macro(std::string_view name) {
+    if (name == "rk4") {
+        return StroboscopicMacro::rk4;
+    }
+    if (name == "dopri5") {
+        return StroboscopicMacro::dopri5;
+    }
+    throw std::invalid_argument("unknown stroboscopic macro-integrator '" + std::string(name) +
+                                "' (rk4 or dopri5)");
+}
+
+StroboscopicMicro parse_stroboscopic_micro(std::string_view name) {
+    if (name == "rk4") {
+        return StroboscopicMicro::rk4;
+    }
+    if (name == "verlet") {
+        return StroboscopicMicro::verlet;
+    }
+    throw std::invalid_argument("unknown stroboscopic micro-integrator '" + std::string(name) +
+                                "' (rk4 or verlet)");
+}
+
+namespace {
+
+constexpr std::string_view method_name = "strobo";
+
+double fast_period(const Model& model, const StroboscopicOptions& options) {
+    if (options.period > 0.0) {
+        if (!std::isfinite(options.period)) {
+            throw std::invalid_argument("strobo: the period must be finite");
+        }
+        return options.period;
+    }
+    if (model.vibrations() == 0) {
+        throw MethodNotApplicable(method_name,
+                                  "the model has no vibration: stroboscopic averaging needs a "
+                                  "fast periodic forcing (or an explicit period)");
+    }
+    Vector omega = Vector::Zero(model.vibrations());
+    model.phase_rates(omega);
+    if (static_cast<Eigen::Index>(options.vibration) >= omega.size()) {
+        throw std::invalid_argument("strobo: vibration index " +
+                                    std::to_string(options.vibration) + " out of range (" +
+                                    std::to_string(omega.size()) + " vibrations)");
+    }
+    const double w = omega[static_cast<Eigen::Index>(options.vibration)];
+    for (Eigen::Index i = 0; i < omega.size(); ++i) {
+        if (std::abs(std::abs(omega[i]) - std::abs(w)) > 1e-12 * std::abs(w)) {
+            throw MethodNotApplicable(method_name,
+                                      "the vibrations have different phase rates; give the "
+                                      "common period explicitly");
+        }
+    }
+    if (!(std::abs(w) > 0.0) || !std::isfinite(w)) {
+        throw MethodNotApplicable(method_name, "the vibration's phase rate is zero or not finite");
+    }
+    return 2.0 * std::numbers::pi / std::abs(w);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The field
+
+struct StroboscopicField::Impl {
+    using Micro = std::variant<RungeKutta4<ModelForce>, VelocityVerlet<ModelForce>>;
+
+    Impl(const Model& m, const StroboscopicOptions& options, double origin)
+        : model(&m), order(options.order), t_origin(origin), delta(fast_period(m, options)),
+          per_period(options.micro_steps_per_period), micro(make_micro(m, options.micro)) {
+        if (order != 2 && order != 4) {
+            throw std::invalid_argument("strobo: the differencing order must be 2 or 4, not " +
+                                        std::to_string(order));
+        }
+        if (per_period == 0) {
+            throw std::invalid_argument("strobo: micro_steps_per_period must be positive");
+        }
+        h = delta / static_cast<double>(per_period);
+        n = m.positions();
+        k = m.states();
+        s = m.zero_state(origin);
+        for (Vector* v : {&phi_p1, &phi_p2, &phi_m1, &phi_m2}) {
+            *v = Vector::Zero(2 * n + k);
+        }
+    }
+
+    static Micro make_micro(const Model& m, StroboscopicMicro kind) {
+        if (kind == StroboscopicMicro::verlet) {
+            return Micro(std::in_place_index<1>, m);
+        }
+        return Micro(std::in_place_index<0>, m);
+    }
+
+    void pack(const State& st, Vector& Y) const {
+        Y.resize(2 * n + k);
+        Y.segment(0, n) = st.q;
+        Y.segment(n, n) = st.v;
+        Y.segment(2 * n, k) = st.x;
+    }
+    void unpack(const Vector& Y, State& st) const {
+        st.q = Y.segment(0, n);
+        st.v = Y.segment(n, n);
+        st.x = Y.segment(2 * n, k);
+    }
+
+    // From Y at t_origin, `periods` periods in direction `sign`: phi(sign delta) into first,
+    // and (periods == 2) phi(2 sign delta) into second, continuing the same integration.
+    void period_map(const Vector& Y, double sign, int periods, Vector& first, Vector& second) {
+        s.t = t_origin;
+        unpack(Y, s);
+        std::visit(
+            [&](auto& stepper) {
+                for (int p = 1; p <= periods; ++p) {
+                    for (std::size_t i = 1; i <= per_period; ++i) {
+                        const double target =
+                            t_origin + sign * delta *
+                                           (static_cast<double>(p - 1) +
+                                            static_cast<double>(i) / static_cast<double>(per_period));
+                        stepper.step(s, target - s.t);
+                    }
+                    micro_steps += per_period;
+                    s.t = t_origin + sign * delta * static_cast<double>(p);
+                    pack(s, p == 1 ? first : second);
+                }
+            },
+            micro);
+    }
+
+    void evaluate(const Vector& Y, Vector& F) {
+        const int periods = order == 4 ? 2 : 1;
+        period_map(Y, 1.0, periods, phi_p1, phi_p2);
+        period_map(Y, -1.0, periods, phi_m1, phi_m2);
+        if (order == 2) {
+            F = (phi_p1 - phi_m1) / (2.0 * delta);
+        } else {
+            F = (8.0 * (phi_p1 - phi_m1) - (phi_p2 - phi_m2)) / (12.0 * delta);
+        }
+        ++evaluations;
+    }
+
+    std::size_t force_evaluations() const {
+        return std::visit([](auto& stepper) { return stepper.force().evaluations(); }, micro);
+    }
+
+    const Model* model;
+    int order;
+    double t_origin;
+    double delta;
+    std::size_t per_period;
+    double h = 0.0;
+    Eigen::Index n = 0, k = 0;
+    mutable Micro micro; // force() is not const
+    State s;
+    Vector phi_p1, phi_p2, phi_m1, phi_m2;
+    std::size_t evaluations = 0;
+    std::size_t micro_steps = 0;
+};
+
+StroboscopicField::StroboscopicField(const Model& model, const StroboscopicOptions& options,
+                                     double t_origin)
+    : impl_(std::make_unique<Impl>(model, options, t_origin)) {}
+StroboscopicField::~StroboscopicField() = default;
+StroboscopicField::StroboscopicField(StroboscopicField&&) noexcept = default;
+
+void StroboscopicField::evaluate(const Vector& Y, Vector& F) { impl_->evaluate(Y, F); }
+Eigen::Index StroboscopicField::size() const { return 2 * impl_->n + impl_->k; }
+void StroboscopicField::pack(const State& s, Vector& Y) const { impl_->pack(s, Y); }
+void StroboscopicField::unpack(const Vector& Y, State& s) const { impl_->unpack(Y, s); }
+double StroboscopicField::period() const { return impl_->delta; }
+double StroboscopicField::micro_step() const { return impl_->h; }
+std::size_t StroboscopicField::steps_per_evaluation() const {
+    return impl_->per_period * (impl_->order == 4 ? 4u : 2u);
+}
+std::size_t StroboscopicField::evaluations() const { return impl_->evaluations; }
+std::size_t StroboscopicField::micro_steps() const { return impl_->micro_steps; }
+std::size_t StroboscopicField::force_evaluations() const { return impl_->force_evaluations(); }
+
+// ---------------------------------------------------------------------------------------------
+// The macro-integrators
+
+StroboscopicIntegrator::StroboscopicIntegrator(const Model& model,
+                                               const StroboscopicOptions& options)
+    : model_(&model), options_(options) {
+    if (model.constrained()) {
+        throw MethodNotApplicable(method_name,
+                                  "constrained models are not supported (the DAE variant with a "
+                                  "half-explicit Runge-Kutta micro-integrator is not implemented)");
+    }
+    if (!std::isfinite(options.t_end)) {
+        throw std::invalid_argument("strobo: t_end must be finite");
+    }
+    if (options.macro == StroboscopicMacro::rk4 &&
+        (!(options.macro_step > 0.0) || !std::isfinite(options.macro_step))) {
+        throw std::invalid_argument("strobo: the macro step H must be positive and finite");
+    }
+    if (options.macro == StroboscopicMacro::dopri5 &&
+        (!(options.macro_step >= 0.0) || !std::isfinite(options.macro_step) ||
+         !(options.rtol > 0.0) || !(options.atol >= 0.0))) {
+        throw std::invalid_argument("strobo: dopri5 needs rtol > 0, atol >= 0 and an output "
+                                    "interval >= 0");
+    }
+}
+
+bool StroboscopicIntegrator::on_stroboscope(double t) const {
+    const double periods = (t - t0_) / field_->period();
+    return std::abs(periods - std::round(periods)) <= 1e-9 * std::max(1.0, std::abs(periods));
+}
+
+void StroboscopicIntegrator::start(State& state) {
+    require_state_shape(*model_, state, name());
+    t0_ = state.t;
+    t_ = t0_;
+    t_end_ = options_.t_end;
+    if (!(t_end_ > t0_)) {
+        throw std::invalid_argument("strobo: t_end (" + format_number(t_end_) +
+                                    ") must lie after the start time (" + format_number(t0_) +
+                                    ")");
+    }
+    field_ = std::make_unique<StroboscopicField>(*model_, options_, t0_);
+    field_->pack(state, Y_);
+    for (Vector* v : {&Y1_, &Ytmp_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
+        *v = Vector::Zero(Y_.size());
+    }
+    state.lambda.resize(0);
+    outputs_ = 1;
+    rejected_ = 0;
+    stroboscopic_ = true;
+    done_ = false;
+    if (options_.macro == StroboscopicMacro::rk4) {
+        const double count = (t_end_ - t0_) / options_.macro_step;
+        if (options_.whole_steps) {
+            steps_ = static_cast<std::size_t>(std::floor(count + 1e-9));
+        } else {
+            const double rounded = std::round(count);
+            steps_ = static_cast<std::size_t>(std::abs(count - rounded) <= 1e-9 * count
+                                                  ? rounded
+                                                  : std::ceil(count));
+        }
+        if (steps_ == 0) {
+            throw std::invalid_argument("strobo: the macro step H = " +
+                                        format_number(options_.macro_step) +
+                                        " is longer than the interval");
+        }
+        step_ = 0;
+    } else {
+        next_output_ = 1;
+        k1_valid_ = false;
+        err_previous_ = 1e-4;
+        rejected_last_ = false;
+        h_ = initial_step();
+    }
+}
+
+void StroboscopicIntegrator::advance(State& s) {
+    if (done_) {
+        return;
+    }
+    if (options_.macro == StroboscopicMacro::rk4) {
+        rk4_advance(s);
+    } else {
+        dopri5_advance(s);
+    }
+    stroboscopic_ = stroboscopic_ && on_stroboscope(s.t);
+    ++outputs_;
+}
+
+StroboscopicStats StroboscopicIntegrator::stats() const {
+    StroboscopicStats st;
+    st.macro_steps = step_;
+    st.rejected_steps = rejected_;
+    st.outputs = outputs_;
+    st.stroboscopic_outputs = stroboscopic_;
+    if (field_) {
+        st.field_evaluations = field_->evaluations();
+        st.micro_steps = field_->micro_steps();
+        st.force_evaluations = field_->force_evaluations();
+        st.micro_steps_per_field = field_->steps_per_evaluation();
+        st.period = field_->period();
+        st.micro_step = field_->micro_step();
+    }
+    return st;
+}
+
+void StroboscopicIntegrator::rk4_advance(State& s) {
+    const double H_nominal = options_.macro_step;
+    ++step_;
+    double t_next = t0_ + static_cast<double>(step_) * H_nominal;
+    if (step_ == steps_ && !options_.whole_steps) {
+        t_next = t_end_;
+    }
+    const double H = t_next - t_;
+    StroboscopicField& F = *field_;
+    F.evaluate(Y_, k1_);
+    Ytmp_ = Y_ + (0.5 * H) * k1_;
+    F.evaluate(Ytmp_, k2_);
+    Ytmp_ = Y_ + (0.5 * H) * k2_;
+    F.evaluate(Ytmp_, k3_);
+    Ytmp_ = Y_ + H * k3_;
+    F.evaluate(Ytmp_, k4_);
+    Y_ += (H / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
+    t_ = t_next;
+    F.unpack(Y_, s);
+    s.t = t_;
+    done_ = step_ >= steps_;
+}
+
+// Dormand-Prince 5(4) (Hairer's dopri5.f coefficients), on Y' = F(Y).
+namespace {
+constexpr double a21 = 0.2, a31 = 3.0 / 40.0, a32 = 9.0 / 40.0, a41 = 44.0 / 45.0,
+                 a42 = -56.0 / 15.0, a43 = 32.0 / 9.0, a51 = 19372.0 / 6561.0,
+                 a52 = -25360.0 / 2187.0, a53 = 64448.0 / 6561.0, a54 = -212.0 / 729.0,
+                 a61 = 9017.0 / 3168.0, a62 = -355.0 / 33.0, a63 = 46732.0 / 5247.0,
+                 a64 = 49.0 / 176.0, a65 = -5103.0 / 18656.0, a71 = 35.0 / 384.0,
+                 a73 = 500.0 / 1113.0, a74 = 125.0 / 192.0, a75 = -2187.0 / 6784.0,
+                 a76 = 11.0 / 84.0;
+constexpr double e1 = 71.0 / 57600.0, e3 = -71.0 / 16695.0, e4 = 71.0 / 1920.0,
+                 e5 = -17253.0 / 339200.0, e6 = 22.0 / 525.0, e7 = -1.0 / 40.0;
+} // namespace
+
+double StroboscopicIntegrator::dopri5_attempt(double h) {
+    StroboscopicField& F = *field_;
+    Ytmp_ = Y_ + h * (a21 * k1_);
+    F.evaluate(Ytmp_, k2_);
+    Ytmp_ = Y_ + h * (a31 * k1_ + a32 * k2_);
+    F.evaluate(Ytmp_, k3_);
+    Ytmp_ = Y_ + h * (a41 * k1_ + a42 * k2_ + a43 * k3_);
+    F.evaluate(Ytmp_, k4_);
+    Ytmp_ = Y_ + h * (a51 * k1_ + a52 * k2_ + a53 * k3_ + a54 * k4_);
+    F.evaluate(Ytmp_, k5_);
+    Ytmp_ = Y_ + h * (a61 * k1_ + a62 * k2_ + a63 * k3_ + a64 * k4_ + a65 * k5_);
+    F.evaluate(Ytmp_, k6_);
+    Y1_ = Y_ + h * (a71 * k1_ + a73 * k3_ + a74 * k4_ + a75 * k5_ + a76 * k6_);
+    F.evaluate(Y1_, k7_);
+    Ytmp_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < Y_.size(); ++i) {
+        const double sk =
+            options_.atol + options_.rtol * std::max(std::abs(Y_[i]), std::abs(Y1_[i]));
+        sum += (Ytmp_[i] / sk) * (Ytmp_[i] / sk);
+    }
+    return Y_.size() > 0 ? std::sqrt(sum / static_cast<double>(Y_.size())) : 0.0;
+}
+
+// Hairer's starting step (Solving ODEs I, Sect. II.4), in the tolerance-weighted norm.
+double StroboscopicIntegrator::initial_step() {
+    if (options_.initial_step > 0.0) {
+        return std::min(options_.initial_step, options_.max_step);
+    }
+    StroboscopicField& F = *field_;
+    F.evaluate(Y_, k1_);
+    k1_valid_ = true;
+    const auto norm = [&](const Vector& v) {
+        double sum = 0.0;
+        for (Eigen::Index i = 0; i < Y_.size(); ++i) {
+            const double sk = options_.atol + options_.rtol * std::abs(Y_[i]);
+            sum += (v[i] / sk) * (v[i] / sk);
+        }
+        return std::sqrt(sum / static_cast<double>(std::max<Eigen::Index>(1, Y_.size())));
+    };
+    const double d0 = norm(Y_), d1 = norm(k1_);
+    double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
+    h0 = std::min({h0, options_.max_step, t_end_ - t0_});
+    Ytmp_ = Y_ + h0 * k1_;
+    F.evaluate(Ytmp_, k2_);
+    const double d2 = norm(Vector(k2_ - k1_)) / h0;
+    const double d12 = std::max(d1, d2);
+    const double h1 = d12 <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / d12, 0.2);
+    return std::min({100.0 * h0, h1, options_.max_step});
+}
+
+void StroboscopicIntegrator::check_step_budget() const {
+    if (options_.max_steps > 0 && step_ + rejected_ >= options_.max_steps && t_ < t_end_) {
+        throw NumericalFailure(FailureKind::too_many_steps, name(), t_, "",
+                               std::to_string(options_.max_steps) +
+                                   " macro steps taken without reaching t = " +
+                                   format_number(t_end_) + "; loosen the tolerances");
+    }
+}
+
+void StroboscopicIntegrator::dopri5_advance(State& s) {
+    StroboscopicField& F = *field_;
+    const double interval = options_.macro_step;
+    for (;;) {
+        if (!k1_valid_) {
+            F.evaluate(Y_, k1_);
+            k1_valid_ = true;
+        }
+        // the next stop: an output time or t_end (steps are cut to land there exactly)
+        double stop = t_end_;
+        if (interval > 0.0) {
+            const double t_out = t0_ + static_cast<double>(next_output_) * interval;
+            if (t_out < t_end_ - 1e-12 * (t_end_ - t0_)) {
+                stop = t_out;
+            }
+        }
+        double attempt = h_;
+        bool lands = false;
+        if (1.01 * attempt >= stop - t_) {
+            attempt = stop - t_;
+            lands = true;
+        }
+        if (!(attempt > 10.0 * std::numeric_limits<double>::epsilon() * std::abs(t_))) {
+            throw NumericalFailure(FailureKind::step_size_underflow, name(), t_, "",
+                                   "the macro step of the stroboscopic dopri5 became negligible");
+        }
+        const double err = dopri5_attempt(attempt);
+        // the controller state lives here (err_previous_, rejected_last_) so that it survives
+        // between advance() calls
+        const double exponent = 1.0 / 5.0 - 0.75 * 0.04;
+        if (std::isfinite(err) && err <= 1.0) {
+            const double fac11 = std::pow(err, exponent);
+            double factor = fac11 / std::pow(err_previous_, 0.04) / 0.9;
+            factor = std::clamp(factor, 0.1, 5.0);
+            double next = attempt / factor;
+            if (rejected_last_) {
+                next = std::min(next, attempt);
+            }
+            err_previous_ = std::max(err, 1e-4);
+            rejected_last_ = false;
+            Y_.swap(Y1_);
+            k1_.swap(k7_); // FSAL
+            t_ = lands ? stop : t_ + attempt;
+            ++step_;
+            // a step cut to land on an output keeps the proposal of the uncut one
+            h_ = std::min(lands ? std::max(next, h_) : next, options_.max_step);
+            if (lands && stop < t_end_) {
+                ++next_output_;
+            }
+            check_step_budget();
+            if (interval > 0.0 && !lands) {
+                continue; // not an output point
+            }
+            F.unpack(Y_, s);
+            s.t = t_;
+            done_ = lands && stop >= t_end_;
+            return;
+        }
+        ++rejected_;
+        rejected_last_ = true;
+        h_ = std::isfinite(err) ? attempt / std::min(5.0, std::pow(err, exponent) / 0.9)
+                                : attempt * 0.2;
+        check_step_budget();
+    }
+}
+
+} // namespace mdl::runtime::multiscale
