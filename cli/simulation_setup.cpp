@@ -6,7 +6,8 @@ runtime::Model runtime_model(const CompiledModel& compiled) {
     return runtime::Model(
         compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
         runtime::ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                            compiled.constraint_names(), compiled.parameter_names()});
+                            compiled.constraint_names(), compiled.parameter_names(),
+                            compiled.vibration_names()});
 }
 
 runtime::State initial_state(const CompiledModel& compiled, const runtime::Model& model,

@@ -17,10 +17,11 @@ namespace mdl::runtime {
 // Names used in error messages and output headers; empty lists get q1.., x1.., g1.., p1..
 struct ModelNames {
     std::string model;
-    std::vector<std::string> positions;   // n
-    std::vector<std::string> states;      // k
-    std::vector<std::string> constraints; // m
-    std::vector<std::string> parameters;  // P
+    std::vector<std::string> positions;       // n
+    std::vector<std::string> states;          // k
+    std::vector<std::string> constraints;     // m
+    std::vector<std::string> parameters;      // P
+    std::vector<std::string> vibrations = {}; // r (may be empty: "number 1", ...)
 };
 
 class Model {

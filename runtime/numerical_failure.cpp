@@ -17,6 +17,8 @@ std::string_view to_string(FailureKind kind) {
         return "singular constraint Jacobian";
     case FailureKind::too_many_steps:
         return "too many steps";
+    case FailureKind::unresolved_fast_scale:
+        return "fast scale not resolved";
     }
     return "numerical failure";
 }

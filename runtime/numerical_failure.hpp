@@ -15,6 +15,7 @@ enum class FailureKind {
     step_size_underflow,          // the adaptive step size fell below round-off of t
     singular_constraint_jacobian, // G M^-1 G^T singular: dependent or degenerate constraints
     too_many_steps,               // the adaptive integrator's step budget is exhausted
+    unresolved_fast_scale,        // a multiscale micro step too large for the fast frequency
 };
 
 std::string_view to_string(FailureKind kind);

@@ -96,10 +96,6 @@ struct HmmForceEstimator::Impl {
         if (o.micro_steps_per_period == 0) {
             per_period = std::round(o.macro_time_scale / o.macro_step);
         }
-        if (per_period < 2.0) {
-            throw std::invalid_argument(std::string(name) +
-                                        ": fewer than 2 micro steps per fast period");
-        }
         half = o.algorithm == HmmAlgorithm::asynchronous && o.force_even_in_phase;
         const double period = 2.0 * std::numbers::pi / omega;
         const double eta = filter.window_periods() * period;
@@ -107,6 +103,9 @@ struct HmmForceEstimator::Impl {
             std::max(1.0, std::round(per_period * filter.window_periods() / 2.0));
         n = static_cast<std::size_t>(side_steps);
         h = eta / (2.0 * side_steps);
+        vibration_name = o.vibration < m.names().vibrations.size()
+                             ? m.names().vibrations[o.vibration]
+                             : "number " + std::to_string(o.vibration + 1);
         weights = half ? filter.half_window_weights(n) : filter.full_window_weights(n);
         if (constrained) {
             shake = std::make_unique<Shake<ModelForce>>(m, o.solver);
@@ -247,6 +246,7 @@ struct HmmForceEstimator::Impl {
     ConstraintGram gram;
     std::string_view name;
     double omega = 0.0, h = 0.0;
+    std::string vibration_name;
     std::size_t n = 0;
     bool half = false;
     std::vector<double> weights;
@@ -264,7 +264,23 @@ HmmForceEstimator::~HmmForceEstimator() = default;
 HmmForceEstimator::HmmForceEstimator(HmmForceEstimator&&) noexcept = default;
 
 void HmmForceEstimator::estimate(double t, const Vector& X, const Vector& V, Vector& F) {
+    require_resolved(t);
     impl_->estimate(t, X, V, F);
+}
+
+void HmmForceEstimator::require_resolved(double t) const {
+    const double omega_h = impl_->omega * impl_->h;
+    if (omega_h > max_omega_h) {
+        throw NumericalFailure(
+            FailureKind::unresolved_fast_scale, impl_->name, t,
+            "vibration '" + impl_->vibration_name + "' (omega = " + format_number(impl_->omega) +
+                " rad/s)",
+            "the micro step h = " + format_number(impl_->h) +
+                " gives omega h = " + format_number(omega_h) + " > " + format_number(max_omega_h) +
+                ", fewer than 2 pi micro steps per fast period; the micro-integration does not "
+                "follow the vibration. Use --micro-steps-per-period 7 or more, or a smaller "
+                "macro step H (the default h is (2 pi/omega) H/T_macro)");
+    }
 }
 double HmmForceEstimator::omega() const {
     return impl_->omega;

@@ -101,7 +101,16 @@ public:
     HmmForceEstimator& operator=(HmmForceEstimator&&) = delete;
 
     // Asynchronous: F(X). Synchronous: F at macro time t from the predicted velocity V.
+    // Throws NumericalFailure (unresolved_fast_scale) if omega h > max_omega_h.
     void estimate(double t, const Vector& X, const Vector& V, Vector& F);
+
+    // The largest omega h accepted: at least 2 pi micro steps per fast period. Velocity Verlet
+    // becomes unstable on an oscillation of frequency omega at omega h = 2 and its phase error
+    // per period is about (omega h)^2/24 of a period; the papers use 10 or more steps per period.
+    static constexpr double max_omega_h = 1.0;
+    // Throws NumericalFailure at time t naming the vibration if the micro step does not resolve
+    // the fast period (omega h > max_omega_h).
+    void require_resolved(double t) const;
 
     double omega() const;
     double micro_step() const;

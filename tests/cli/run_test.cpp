@@ -246,3 +246,16 @@ TEST_CASE("strobo through the CLI: the paper's accuracy at stroboscopic times, a
     CHECK(no_vibration.status == 2);
     CHECK(no_vibration.output.find("has no vibration") != std::string::npos);
 }
+
+TEST_CASE("an HMM micro step that misses the fast scale is a located numerical failure") {
+    std::string out = temp_csv("hmm_unresolved");
+    Result r = mdl("run " + model("kapitza.mdl") + " -m hmm --micro-steps-per-period 4 -o " + out);
+    INFO(r.output);
+    CHECK(r.status == 3);
+    CHECK(r.output.find("mdl: error: hmm: fast scale not resolved at t = 0 in vibration 'a' "
+                        "(omega = 10000 rad/s)") != std::string::npos);
+    CHECK(r.output.find("--micro-steps-per-period 7 or more") != std::string::npos);
+    Csv csv(out); // the header, valid, and no rows
+    CHECK(csv.header == std::vector<std::string>{"time", "q", "der(q)"});
+    CHECK(csv.rows.empty());
+}
