@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mdl::codegen {
@@ -111,6 +112,7 @@ public:
     void emit(Kernel k) {
         const std::vector<ExprId>& outputs = system_.outputs(k);
         const std::vector<ExprId> order = locality_order(outputs);
+        shared_ = symbolic::shared_reciprocals(pool_, order);
         llvm::Function* f = llvm::Function::Create(kernel_type_, llvm::Function::ExternalLinkage,
                                                    kernel_symbol(k), module_);
         describe_function(f, outputs.size(), 0);
@@ -371,6 +373,7 @@ private:
             values_[id.index] = nullptr;
         }
         touched_.clear();
+        reciprocals_.clear();
         return llvm::BasicBlock::Create(context_, "entry", f);
     }
 
@@ -444,6 +447,15 @@ private:
 
     llvm::Value* constant(double v) const { return llvm::ConstantFP::get(double_, v); }
 
+    // 1/b, computed once per function (numeric.hpp: denominators are powers of reciprocals).
+    llvm::Value* reciprocal(llvm::IRBuilder<>& b, ExprId base) {
+        auto [it, inserted] = reciprocals_.try_emplace(base.index, nullptr);
+        if (inserted) {
+            it->second = b.CreateFDiv(constant(1.0), value(b, base));
+        }
+        return it->second;
+    }
+
     llvm::Value* integer_power(llvm::IRBuilder<>& b, llvm::Value* base, std::uint32_t n) {
         return symbolic::power_by_squaring(
             base, n, [&](llvm::Value* x, llvm::Value* y) { return b.CreateFMul(x, y); });
@@ -482,15 +494,21 @@ private:
             return sum;
         }
         case Op::mul: {
-            // numeric.hpp: numerator left to right, then one division by the denominator.
+            // numeric.hpp: numerator left to right (with the shared reciprocals' powers in
+            // their places), then one division by the denominator.
             llvm::Value* numerator = nullptr;
             llvm::Value* denominator = nullptr;
             for (ExprId k : kids) {
                 if (symbolic::is_denominator_factor(pool_, k)) {
                     const ExprId base = pool_.children(k)[0];
-                    const double e = pool_.constant_value(pool_.children(k)[1]);
-                    llvm::Value* power =
-                        integer_power(b, value(b, base), *symbolic::unrolled_exponent(e));
+                    const std::uint32_t n_unrolled =
+                        *symbolic::unrolled_exponent(pool_.constant_value(pool_.children(k)[1]));
+                    if (shared_[base.index] != 0) {
+                        llvm::Value* power = integer_power(b, reciprocal(b, base), n_unrolled);
+                        numerator = numerator ? b.CreateFMul(numerator, power) : power;
+                        continue;
+                    }
+                    llvm::Value* power = integer_power(b, value(b, base), n_unrolled);
                     denominator = denominator ? b.CreateFMul(denominator, power) : power;
                 } else {
                     numerator = numerator ? b.CreateFMul(numerator, value(b, k)) : value(b, k);
@@ -506,6 +524,9 @@ private:
             if (pool_.is_constant(exponent)) {
                 const double e = pool_.constant_value(exponent);
                 if (const auto unrolled = symbolic::unrolled_exponent(e)) {
+                    if (e < 0.0 && shared_[kids[0].index] != 0) {
+                        return integer_power(b, reciprocal(b, kids[0]), *unrolled);
+                    }
                     llvm::Value* power = integer_power(b, value(b, kids[0]), *unrolled);
                     return e < 0.0 ? b.CreateFDiv(constant(1.0), power) : power;
                 }
@@ -565,6 +586,8 @@ private:
     llvm::Value* scratch_ = nullptr;
     std::array<llvm::Value*, 6> fields_{};
     std::vector<llvm::Value*> values_; // by node id, for the current function
+    std::unordered_map<std::uint32_t, llvm::Value*> reciprocals_; // 1/b by node id of b
+    std::vector<std::uint8_t> shared_; // numeric.hpp's shared reciprocals of the current kernel
     std::vector<ExprId> touched_;      // the ids set in values_, to reset them cheaply
     // Per sectioned kernel: the scratch slot of each node read by a later section, or -1.
     std::vector<std::int32_t> slot_;

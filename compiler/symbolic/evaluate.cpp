@@ -71,6 +71,7 @@ void Evaluator::evaluate(std::span<const ExprId> roots, const VariableValues& at
     }
     const ExprPool& pool = *pool_;
     const std::vector<ExprId> order = computation_order(pool, roots);
+    const std::vector<std::uint8_t> shared = shared_reciprocals(pool, order);
     if (!order.empty() && values_.size() <= order.back().index) {
         values_.resize(order.back().index + 1);
     }
@@ -95,16 +96,25 @@ void Evaluator::evaluate(std::span<const ExprId> roots, const VariableValues& at
             }
             break;
         case Op::mul: {
-            // numeric.hpp: numerator left to right, then one division by the denominator.
+            // numeric.hpp: numerator left to right (with the shared reciprocals' powers in
+            // their places), then one division by the denominator.
             bool have_numerator = false;
             bool have_denominator = false;
             double numerator = 1.0;
             double denominator = 1.0;
             for (ExprId k : kids) {
                 if (is_denominator_factor(pool, k)) {
-                    const auto e = pool.constant_value(pool.children(k)[1]);
-                    const double b = value(pool.children(k)[0]);
-                    const double power = power_by_squaring(b, *unrolled_exponent(e), multiply);
+                    const ExprId base = pool.children(k)[0];
+                    const auto n_unrolled =
+                        *unrolled_exponent(pool.constant_value(pool.children(k)[1]));
+                    if (shared[base.index] != 0) {
+                        const double power =
+                            power_by_squaring(1.0 / value(base), n_unrolled, multiply);
+                        numerator = have_numerator ? numerator * power : power;
+                        have_numerator = true;
+                        continue;
+                    }
+                    const double power = power_by_squaring(value(base), n_unrolled, multiply);
                     denominator = have_denominator ? denominator * power : power;
                     have_denominator = true;
                 } else {
@@ -121,8 +131,12 @@ void Evaluator::evaluate(std::span<const ExprId> roots, const VariableValues& at
             if (pool.is_constant(exponent)) {
                 const double e = pool.constant_value(exponent);
                 if (const auto n_unrolled = unrolled_exponent(e)) {
-                    const double power = power_by_squaring(b, *n_unrolled, multiply);
-                    result = e < 0.0 ? 1.0 / power : power;
+                    if (e < 0.0 && shared[kids[0].index] != 0) {
+                        result = power_by_squaring(1.0 / b, *n_unrolled, multiply);
+                    } else {
+                        const double power = power_by_squaring(b, *n_unrolled, multiply);
+                        result = e < 0.0 ? 1.0 / power : power;
+                    }
                     break;
                 }
             }

@@ -161,6 +161,8 @@ public:
                   std::span<const ExprId> children);
 
 private:
+    // add(): a*S + b*S -> (a + b)*S for a sum S shared by terms (simplify.cpp).
+    std::optional<ExprId> group_common_sum(std::span<const ExprId> terms);
     std::uint64_t hash_of(Op op, std::uint8_t tag, std::uint32_t index, double value,
                           std::span<const ExprId> children) const;
     bool equals(ExprId id, Op op, std::uint8_t tag, std::uint32_t index, double value,

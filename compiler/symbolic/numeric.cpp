@@ -36,4 +36,28 @@ std::vector<ExprId> computation_order(const ExprPool& pool, std::span<const Expr
     return order;
 }
 
+std::vector<std::uint8_t> shared_reciprocals(const ExprPool& pool, std::span<const ExprId> order) {
+    std::vector<std::uint8_t> uses(pool.size(), 0);
+    const auto count = [&](ExprId base) {
+        if (uses[base.index] < 2) {
+            ++uses[base.index];
+        }
+    };
+    for (ExprId id : order) {
+        if (pool.op(id) == Op::mul) {
+            for (ExprId c : pool.children(id)) {
+                if (is_denominator_factor(pool, c)) {
+                    count(pool.children(c)[0]);
+                }
+            }
+        } else if (is_denominator_factor(pool, id)) {
+            count(pool.children(id)[0]);
+        }
+    }
+    for (std::uint8_t& u : uses) {
+        u = u >= 2 ? 1 : 0;
+    }
+    return uses;
+}
+
 } // namespace mdl::symbolic

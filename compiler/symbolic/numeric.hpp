@@ -111,6 +111,11 @@ T power_by_squaring(T x, std::uint32_t n, Multiply multiply) {
 // b^-n with an unrolled integer n, each as b^n, left to right; value = numerator / denominator.
 // So x * y^-1 is one division, x/y, as a programmer would write it, not x * (1/y). A standalone
 // power node b^-n (not inside a product) is 1 / b^n.
+// Except for shared reciprocals: when the nodes of one computation (one kernel) divide by
+// powers of the same base b more than once (shared_reciprocals), 1/b is computed once and each
+// such factor b^-n is (1/b)^n, multiplied into the numerator in its place (a standalone b^-n is
+// (1/b)^n). So the derivatives of a spring, with r, r^3 and r^2 in many denominators, cost one
+// square root and one division.
 inline bool is_denominator_factor(const ExprPool& pool, ExprId factor) {
     if (pool.op(factor) != Op::pow) {
         return false;
@@ -124,5 +129,9 @@ inline bool is_denominator_factor(const ExprPool& pool, ExprId factor) {
 // reachable_in_order, except that a denominator factor b^-n of a product contributes only b
 // (the product computes b^n itself), so 1/b is never computed just to be multiplied.
 std::vector<ExprId> computation_order(const ExprPool& pool, std::span<const ExprId> roots);
+
+// For the nodes of one computation (`order`, as computation_order gives it): by node id, 1 for
+// each base b of which more than one denominator factor or standalone power b^-n is computed.
+std::vector<std::uint8_t> shared_reciprocals(const ExprPool& pool, std::span<const ExprId> order);
 
 } // namespace mdl::symbolic

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mdl::symbolic {
@@ -211,6 +212,39 @@ Term split_coefficient(ExprPool& pool, ExprId e) {
     return {1.0, e};
 }
 
+namespace {
+
+// The common magnitude c of every coefficient of a sum (constants count with their value), if
+// all are +-c with c != 1: then sum = c * (the sum with coefficients +-1), exactly.
+std::optional<double> common_content(ExprPool& pool, ExprId sum) {
+    double c = 0.0;
+    for (ExprId t : pool.children(sum)) {
+        const double m = std::fabs(split_coefficient(pool, t).coefficient);
+        if (c == 0.0) {
+            c = m;
+        } else if (m != c) {
+            return std::nullopt;
+        }
+    }
+    if (c == 0.0 || c == 1.0 || !std::isfinite(c)) {
+        return std::nullopt;
+    }
+    return c;
+}
+
+// The sum divided by its content c: each coefficient +-c becomes +-1 (exact divisions).
+ExprId divide_content(ExprPool& pool, ExprId sum, double c) {
+    std::vector<ExprId> terms;
+    for (ExprId t : pool.children(sum)) {
+        const Term term = split_coefficient(pool, t);
+        const double unit = term.coefficient / c; // +-1 exactly
+        terms.push_back(unit == 1.0 ? term.rest : pool.mul(pool.constant(unit), term.rest));
+    }
+    return pool.add(terms);
+}
+
+} // namespace
+
 // --- sums
 
 ExprId ExprPool::add(std::span<const ExprId> terms) {
@@ -255,7 +289,60 @@ ExprId ExprPool::add(std::span<const ExprId> terms) {
     if (result.size() == 1) {
         return result[0];
     }
+    if (const auto grouped = group_common_sum(result)) {
+        return *grouped;
+    }
     return intern(Op::add, 0, 0, 0.0, result);
+}
+
+// a*S + b*S + c -> (a + b)*S + c for a sum S that is a factor of two or more terms: one
+// multiplication instead of several, and cancellations inside a + b come out (the curvature
+// 2*v1*(v1 - v2) - 2*v2*(v1 - v2) becomes 2*(v1 - v2)^2). Each grouping merges terms, so the
+// recursion through add() ends.
+std::optional<ExprId> ExprPool::group_common_sum(std::span<const ExprId> terms) {
+    // Bounded work: each grouping merges two or more terms and is found in one pass over the
+    // factors, so a sum of T terms costs O(T^2 F) at worst; long sums are left as they are.
+    constexpr std::size_t max_grouped_terms = 256;
+    if (terms.size() > max_grouped_terms) {
+        return std::nullopt;
+    }
+    // a term's factors; `t` must outlive the span (it refers to `terms`)
+    const auto factors_of = [this](const ExprId& t) {
+        return op(t) == Op::mul ? children(t) : std::span<const ExprId>(&t, 1);
+    };
+    std::unordered_map<std::uint32_t, std::size_t> counts;
+    for (const ExprId& t : terms) {
+        for (ExprId f : factors_of(t)) {
+            if (op(f) == Op::add) {
+                ++counts[f.index]; // a product's factors are distinct (powers are collected)
+            }
+        }
+    }
+    std::optional<ExprId> best;
+    std::size_t best_count = 1;
+    for (const auto& [index, count] : counts) {
+        if (count > best_count || (count == best_count && best && index < best->index)) {
+            best = ExprId{index};
+            best_count = count;
+        }
+    }
+    if (!best || best_count < 2) {
+        return std::nullopt;
+    }
+    std::vector<ExprId> rest, others;
+    for (const ExprId& t : terms) {
+        const auto fs = factors_of(t);
+        const auto at = std::find(fs.begin(), fs.end(), *best);
+        if (at == fs.end()) {
+            others.push_back(t);
+            continue;
+        }
+        std::vector<ExprId> remaining(fs.begin(), at);
+        remaining.insert(remaining.end(), at + 1, fs.end());
+        rest.push_back(remaining.empty() ? one_ : mul(remaining));
+    }
+    others.push_back(mul(*best, add(rest)));
+    return add(others);
 }
 
 ExprId ExprPool::add(ExprId a, ExprId b) {
@@ -311,12 +398,50 @@ ExprId ExprPool::mul(std::span<const ExprId> factors) {
         return zero_; // x*0 -> 0, see the soundness policy in simplify.hpp
     }
 
+    // Pull the content out of sums raised to integer powers: (2*x - 2*y)^2 * 0.25 -> (x - y)^2,
+    // so that the chain rule's factors of 2 cancel against the 1/2 of a potential. (A lone
+    // c*sum is distributed again below, which keeps one canonical form for it.)
+    for (Power& p : powers) {
+        if (op(p.base) == Op::add && is_integer(p.exponent)) {
+            if (const auto c = common_content(*this, p.base)) {
+                const double factor = std::pow(*c, p.exponent);
+                if (std::isfinite(factor) && factor != 0.0) {
+                    p.base = divide_content(*this, p.base, *c);
+                    coefficient *= factor;
+                }
+            }
+        }
+    }
+
     // Sign-normalize sums so that (a - b)*c and -(b - a)*c meet: (-s)^n = (-1)^n s^n.
     for (Power& p : powers) {
         if (op(p.base) == Op::add && is_negative_form(*this, p.base)) {
             p.base = distribute(*this, minus_one_, p.base);
             if (is_odd_integer(p.exponent)) {
                 coefficient = -coefficient;
+            }
+        }
+    }
+
+    // sqrt(u)^k * u^j = sqrt(u)^(k + 2j) where u >= 0 (u = 0 is undefined on both sides when an
+    // exponent is negative): one square root and one reciprocal then serve every power of u, so
+    // 1/(sqrt(s)*s) is sqrt(s)^-3, not a product of two denominators.
+    for (std::size_t r = 0; r < powers.size(); ++r) {
+        const ExprId root = powers[r].base;
+        if (op(root) != Op::call || static_cast<Func>(node(root).tag) != Func::sqrt) {
+            continue;
+        }
+        const ExprId u = children(root)[0];
+        bool present = false;
+        for (const Power& p : powers) {
+            present = present || p.base == u;
+        }
+        if (present && is_known_nonnegative(*this, u)) {
+            for (Power& p : powers) {
+                if (p.base == u) {
+                    p.base = root;
+                    p.exponent *= 2.0;
+                }
             }
         }
     }

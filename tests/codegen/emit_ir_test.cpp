@@ -104,3 +104,45 @@ TEST_CASE("kept IR is optimized and names the variables", "[emit_ir]") {
     CHECK(ir.find("%omega = load double") != std::string::npos);
     CHECK(ir == codegen::optimized_ir(*s, options));
 }
+
+TEST_CASE("a spring's Jacobian takes one square root and shares its reciprocals", "[emit_ir]") {
+    // U = k/2 (r - L)^2, r = |(x, y)|; force = -grad U, force_dq its Jacobian (derive_kernels).
+    // The derived entries divide by r, r^2 and r^3 many times; numeric.hpp computes 1/r and 1/r^2
+    // once each (r^2 = x^2 + y^2 is its own node), and r^3 = r*r*r joins the powers of r.
+    symbolic::System s({2, 0, 0, 0, 2});
+    const symbolic::Expr k = s.parameter(0), len = s.parameter(1);
+    const symbolic::Expr x = s.position(0), y = s.position(1);
+    const symbolic::Expr r = sqrt(x * x + y * y);
+    const symbolic::Expr potential = 0.5 * k * pow(r - len, 2.0);
+    std::vector<symbolic::ExprId> force =
+        symbolic::gradient(s.pool(), potential, symbolic::VarKind::position, 2);
+    for (auto& f : force) {
+        f = s.pool().neg(f);
+    }
+    s.outputs(Kernel::mass) = {s.constant(1), s.constant(1)};
+    s.outputs(Kernel::force) = force;
+    symbolic::derive_kernels(s);
+    const std::string dq = function_body(codegen::optimized_ir(s, as_emitted()), "mdl_force_dq");
+    INFO(dq);
+    CHECK(count(dq, "@llvm.sqrt.f64(") == 1);
+    CHECK(count(dq, "fdiv double") == 2); // 1/r and 1/(x^2 + y^2)
+    // and the values are the closed form k [(L/r - 1) I - L d d^T / r^3] (d = (x, y))
+    const auto compiled = codegen::CompiledKernels::compile(s, {});
+    const mdl_kernels& table = compiled.kernels();
+    const double q[] = {0.6, -1.3}, v[] = {0, 0}, p[] = {7.0, 1.1};
+    mdl_kernel_args args{};
+    args.q = q;
+    args.v = v;
+    args.p = p;
+    double out[4];
+    table.force_dq(&args, out);
+    const double rr = std::hypot(0.6, -1.3), kk = 7.0, L = 1.1;
+    const double d[] = {0.6, -1.3};
+    for (int i = 0; i < 2; ++i) {
+        for (int j = 0; j < 2; ++j) {
+            const double want =
+                kk * ((i == j ? L / rr - 1 : 0.0) - L * d[i] * d[j] / (rr * rr * rr));
+            CHECK(out[2 * i + j] == Approx(want).epsilon(1e-14));
+        }
+    }
+}

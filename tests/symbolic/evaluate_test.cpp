@@ -86,3 +86,23 @@ TEST_CASE("missing variable values are reported", "[evaluate]") {
     const double q[] = {1.0, 2.0};
     CHECK_THROWS_AS(ev.evaluate(q3 + 1.0, {.q = q}), std::out_of_range);
 }
+
+TEST_CASE("a reciprocal shared by several denominators is computed once", "[evaluate]") {
+    // numeric.hpp: within one computation, divisions by powers of one base share 1/b; a base
+    // divided by once keeps the quotient x/y.
+    ExprPool pool;
+    const Expr x{pool, pool.variable({VarKind::position, 0})};
+    const Expr y{pool, pool.variable({VarKind::position, 1})};
+    const Expr z{pool, pool.variable({VarKind::position, 2})};
+    Evaluator ev(pool);
+    const double q[] = {0.1, 0.3, 0.7};
+    const VariableValues at{.q = q};
+    const ExprId roots[] = {x / y, z / (y * y), pow(y, -3.0)};
+    double out[3];
+    ev.evaluate(roots, at, out);
+    const double inverse = 1.0 / 0.3;
+    CHECK(out[0] == 0.1 * inverse);
+    CHECK(out[1] == 0.7 * (inverse * inverse));
+    CHECK(out[2] == inverse * (inverse * inverse));
+    CHECK(ev.evaluate(x / y, at) == 0.1 / 0.3);
+}

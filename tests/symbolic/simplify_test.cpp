@@ -236,3 +236,52 @@ TEST_CASE("simplify is the identity on canonical nodes", "[simplify]") {
     const ExprId raw = s.pool.intern(Op::add, 0, 0, 0.0, twice);
     CHECK(simplify(s.pool, raw) == (2.0 * s.x).id());
 }
+
+TEST_CASE("the content of a sum factor comes out of products", "[simplify]") {
+    Vars s;
+    const Expr x = s.x, y = s.y;
+    // the chain rule's 2s against a potential's 1/2: 0.25*(2x - 2y)^2 = (x - y)^2
+    CHECK(0.25 * pow(2.0 * x - 2.0 * y, 2.0) == pow(x - y, 2.0));
+    CHECK(0.5 * x * (2.0 * x - 2.0 * y) == x * (x - y));
+    CHECK((3.0 * x + 3.0) * y == 3.0 * (y * (x + 1.0)));
+    // a lone constant times a sum stays distributed (one canonical form)
+    CHECK(2.0 * (x - y) == 2.0 * x - 2.0 * y);
+    // mixed magnitudes are left alone: no coefficient comes out
+    const Expr mixed = (2.0 * x + 4.0 * y) * y;
+    CHECK(!s.pool.is_constant(s.pool.children(mixed.id())[0]));
+}
+
+TEST_CASE("powers of u join the powers of sqrt(u) where u >= 0", "[simplify]") {
+    Vars s;
+    const Expr x = s.x, y = s.y;
+    const Expr u = x * x + y * y; // known non-negative
+    const Expr r = sqrt(u);
+    CHECK(r * u == pow(r, 3.0));
+    CHECK(1.0 / (r * u) == pow(r, -3.0));
+    CHECK(x / (r * u) == x * pow(r, -3.0));
+    // an even total goes back to a power of u: sqrt(u)^2 = u for u >= 0
+    CHECK(r * r == u);
+    // u of unknown sign: sqrt(x)*x is not rewritten (x^1.5 is undefined where x < 0, but so
+    // is sqrt(x)*x; the rule only fires where it is known to be safe)
+    const Expr root_x = sqrt(x);
+    CHECK(!(root_x * x == pow(root_x, 3.0)));
+}
+
+TEST_CASE("a sum shared by several terms is factored out", "[simplify]") {
+    Vars s;
+    const Expr x = s.x, y = s.y, z = s.z;
+    const Expr d = x - y;
+    CHECK(x * (y + z) + y * (y + z) == (x + y) * (y + z));
+    // the double pendulum's curvature: 2 v1 (v1 - v2) - 2 v2 (v1 - v2) = 2 (v1 - v2)^2
+    CHECK(2.0 * x * d - 2.0 * y * d == 2.0 * pow(d, 2.0));
+    // cancellation inside the factored sum
+    CHECK(x * (y + z) - x * (y + z) == s.c(0.0));
+    CHECK(z * d + x * d - z * d == x * d);
+    // a term without the factor stays outside
+    const Expr e = x * d + y * d + z;
+    CHECK(e == z + d * (x + y));
+    // the value is unchanged
+    Evaluator ev(s.pool);
+    const double q[] = {0.3, -1.7, 2.5};
+    CHECK(ev.evaluate(e, {.q = q}) == Approx(0.3 * 2.0 + -1.7 * 2.0 + 2.5).epsilon(1e-15));
+}
