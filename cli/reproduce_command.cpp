@@ -1,8 +1,10 @@
-// mdl reproduce [all|hmm|strobo]: reruns the published tables of the papers with their settings
+// mdl reproduce [all|hmm|stiff|strobo]: reruns the published tables of the papers with their
+// settings
 // (../shared/REPRODUCTION.md) and prints ours beside the paper's; exits 1 when an entry is off
 // by more than 5% or a microstep count differs.
 #include "commands.hpp"
 #include "runtime/multiscale/reproduce_hmm.hpp"
+#include "runtime/multiscale/reproduce_stiff.hpp"
 #include "runtime/multiscale/reproduce_strobo.hpp"
 #include "simulation_setup.hpp"
 
@@ -126,6 +128,74 @@ int reproduce_strobo(const ReproduceOptions& o) {
     return off == 0 ? 0 : 1;
 }
 
+// Section 4 of the stiff-springs HMM paper: Table 1 (RK4 column asserted, the ode45 column
+// printed), Table 2 (macro steps flat in w2, direct steps growing with it), cases (ii), (iii).
+int reproduce_stiff(const ReproduceOptions& o) {
+    namespace ms = runtime::multiscale;
+    struct Springs {
+        CompiledModel compiled;
+        runtime::Model model;
+        explicit Springs(const std::string& path)
+            : compiled(compile_file(path)), model(runtime_model(compiled)) {}
+        runtime::State start() const { return initial_state(compiled, model, 0.0); }
+        ms::StiffStart start_for() {
+            return [this](double w1, double w2) {
+                compiled.set_parameter("w1", w1);
+                compiled.set_parameter("w2", w2);
+                return start();
+            };
+        }
+    };
+    Springs i(o.models + "/stiff_springs.mdl");
+    std::vector<ms::StiffTableRow> rows = ms::reproduce_stiff_table_1(i.model, i.start_for());
+    Springs ii(o.models + "/stiff_springs_ii.mdl");
+    rows.push_back(ms::reproduce_stiff_case_ii(ii.model, ii.start()));
+    Springs iii(o.models + "/stiff_springs_iii.mdl");
+    rows.push_back(ms::reproduce_stiff_case_iii(iii.model, iii.start(), true));
+    const ms::StiffTableRow drift = ms::reproduce_stiff_case_iii(iii.model, iii.start(), false);
+    std::cout << "\n# HMM for stiff springs (papers/hmm-stiff-constrained.txt)\n"
+              << ms::stiff_table_markdown(rows) << "\n"
+              << ms::stiff_table_markdown({drift});
+    Springs costs(o.models + "/stiff_springs.mdl");
+    const std::vector<ms::StiffCostRow> cost =
+        ms::reproduce_stiff_table_2(costs.model, costs.start_for());
+    std::cout << "\nTable 2: accepted (rejected) DOPRI5 steps at rtol 1e-3, atol 1e-6\n"
+              << ms::stiff_cost_markdown(cost);
+
+    std::size_t off = 0, checked = 0;
+    for (const auto& r : rows) {
+        if (!r.asserted) {
+            continue;
+        }
+        ++checked;
+        if (std::fabs(r.ours / r.paper - 1) > 0.05) {
+            std::cerr << fmt::format("mdl reproduce: stiff {} {} w2 = {:g}: ours {:.3g}, paper "
+                                     "{:.3g}\n",
+                                     r.experiment, r.macro, r.w2, r.ours, r.paper);
+            ++off;
+        }
+    }
+    // Table 2's claim: HMM macro steps flat in w2, direct steps in proportion to w2
+    std::size_t low = SIZE_MAX, high = 0;
+    for (const auto& c : cost) {
+        low = std::min(low, c.hmm.macro_steps);
+        high = std::max(high, c.hmm.macro_steps);
+    }
+    ++checked;
+    const double growth = static_cast<double>(cost.back().direct.steps) /
+                          static_cast<double>(cost.front().direct.steps);
+    const double w2_ratio = cost.back().w2 / cost.front().w2;
+    if (high - low > 2 || growth < 0.5 * w2_ratio) {
+        std::cerr << fmt::format("mdl reproduce: stiff Table 2: HMM macro steps {}..{} (flat "
+                                 "expected), direct steps grow {:.3g}x for {:g}x w2\n",
+                                 low, high, growth, w2_ratio);
+        ++off;
+    }
+    std::cerr << fmt::format("mdl reproduce stiff: {} of {} entries within 5% of the paper\n",
+                             checked - off, checked);
+    return off == 0 ? 0 : 1;
+}
+
 } // namespace
 
 std::function<int()> add_reproduce_command(CLI::App& app) {
@@ -133,14 +203,17 @@ std::function<int()> add_reproduce_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "reproduce", "Rerun the papers' published tables and print ours beside theirs; exit 1 "
                      "if an entry is off by more than 5%");
-    cmd->add_option("what", o->what, "Which: all, hmm or strobo")
-        ->check(CLI::IsMember({"all", "hmm", "strobo"}));
+    cmd->add_option("what", o->what, "Which: all, hmm, stiff or strobo")
+        ->check(CLI::IsMember({"all", "hmm", "stiff", "strobo"}));
     cmd->add_option("--models", o->models, "Folder of the shipped models")->capture_default_str();
     return [o]() {
         try {
             int status = 0;
             if (o->what == "all" || o->what == "hmm") {
                 status = std::max(status, reproduce_hmm(*o));
+            }
+            if (o->what == "all" || o->what == "stiff") {
+                status = std::max(status, reproduce_stiff(*o));
             }
             if (o->what == "all" || o->what == "strobo") {
                 status = std::max(status, reproduce_strobo(*o));

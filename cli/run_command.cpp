@@ -30,7 +30,7 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-    CompiledModel compiled = compile_file(o.file);
+    CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
     for (const std::string& p : o.parameters) {
         auto [name, value] = parse_assignment(p);
         try {

@@ -2,12 +2,14 @@
 
 #include "runtime/methods.hpp"
 #include "runtime/multiscale/hmm.hpp"
+#include "runtime/multiscale/stiff_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/output/csv_writer.hpp"
 #include "runtime/run.hpp"
 #include "simulation_setup.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <fmt/format.h>
 #include <numbers>
 
@@ -252,7 +254,100 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     return r;
 }
 
+// HMM for stiff springs: the slow motion from kernel averages of micro-integrations forwards
+// and backwards from the macro state (docs/stiff_hmm.md).
+SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel& compiled,
+                               const runtime::Model& model, std::ostream& out,
+                               const ProgressCallback& progress) {
+    namespace ms = runtime::multiscale;
+    ms::StiffHmmOptions options;
+    try {
+        options.macro =
+            ms::parse_stiff_macro(o.macro.value_or(compiled.text_setting("macro", "rk4")));
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("--macro: {}", e.what()));
+    }
+    const bool adaptive = options.macro == ms::StiffMacro::dopri5;
+    SimulationResult r;
+    r.method = "hmm-stiff";
+    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    options.t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    r.stop = options.t_end;
+    require_interval(r.start, options.t_end);
+    options.macro_step =
+        o.step.value_or(compiled.number_setting("step", adaptive ? 0.0 : 1.0 / 32));
+    if (!(options.macro_step > 0) && !(adaptive && options.macro_step == 0)) {
+        throw std::invalid_argument(
+            fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
+    }
+    // the fast frequency: --omega, else the relaxed constraints', else the model's fastest spring
+    std::string omega_source = "--omega";
+    if (o.omega) {
+        options.omega = *o.omega;
+    } else if (o.relax_constraints) {
+        options.omega = *o.relax_constraints;
+        omega_source = "--relax-constraints";
+    } else {
+        for (const FastScale& scale : compiled.fast_scales()) {
+            if (scale.source.rfind("spring", 0) == 0 && scale.omega > options.omega) {
+                options.omega = scale.omega;
+                omega_source = scale.source;
+            }
+        }
+        if (options.omega == 0.0) {
+            throw std::invalid_argument(fmt::format(
+                "--method hmm-stiff: model '{}' has no spring marked `fast`; give the fast "
+                "frequency with --omega, or relax its constraints with --relax-constraints OMEGA",
+                compiled.name()));
+        }
+    }
+    if (!(options.omega > 0) || !std::isfinite(options.omega)) {
+        throw std::invalid_argument(fmt::format("{}: the fast frequency must be positive, got {}",
+                                                omega_source, options.omega));
+    }
+    options.window_periods = o.window.value_or(compiled.number_setting("window", 20.0));
+    options.micro_steps_per_period = o.micro_steps_per_period.value_or(
+        static_cast<std::size_t>(compiled.number_setting("micro_steps_per_period", 6.0)));
+    options.reproject_every =
+        o.reproject_every.value_or(compiled.number_setting("reproject_every", 0.0));
+    options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
+    options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
+    runtime::State state = initial_state(compiled, model, r.start);
+    runtime::CsvWriter csv = csv_writer(out, model, o);
+    Observer observer{csv, progress, r.final_state};
+    auto began = Clock::now();
+    ms::StiffHmmStats stats = ms::run_stiff_hmm(model, state, options, observer);
+    r.seconds = seconds_since(began);
+    r.steps = stats.macro_steps;
+    r.rejected = stats.rejected_steps;
+    r.micro_steps = stats.micro_steps;
+    r.force_evaluations = stats.force_evaluations;
+    r.rows = csv.rows();
+    r.summary = fmt::format(
+        "{} with hmm-stiff ({} macro, omega = {:g} from {}): t = {} to {}, {} macro steps "
+        "accepted, {} rejected, {} averaged forces, {} projections, {} micro-steps (h = {:g}, {} "
+        "per force), {} force evaluations, {:.3f} s",
+        compiled.name(), ms::to_string(options.macro), options.omega, omega_source, r.start,
+        options.t_end, stats.macro_steps, stats.rejected_steps, stats.force_estimates,
+        stats.projections, stats.micro_steps, stats.micro_step, stats.micro_steps_per_window,
+        stats.force_evaluations, r.seconds);
+    return r;
+}
+
 } // namespace
+
+CompileOptions compile_options(const SimulationSettings& settings) {
+    CompileOptions options;
+    if (settings.relax_constraints) {
+        if (!(*settings.relax_constraints > 0) || !std::isfinite(*settings.relax_constraints)) {
+            throw std::invalid_argument(
+                fmt::format("--relax-constraints: the frequency must be positive, got {}",
+                            *settings.relax_constraints));
+        }
+        options.relax_constraints = *settings.relax_constraints;
+    }
+    return options;
+}
 
 std::pair<std::string, double> parse_assignment(const std::string& text) {
     auto eq = text.find('=');
@@ -281,6 +376,9 @@ SimulationResult simulate(const CompiledModel& compiled, const runtime::Model& m
     if (method == "strobo") {
         return run_strobo(settings, compiled, model, out, progress);
     }
+    if (method == "hmm-stiff") {
+        return run_stiff_hmm(settings, compiled, model, out, progress);
+    }
     if (is_hmm(method)) {
         return run_hmm(settings, compiled, model, method, out, progress);
     }
@@ -295,6 +393,8 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
     method_help += "\n  hmm        HMM for vibrated systems, Verlet macro and micro steps"
                    "\n  hmm-shake  HMM, SHAKE macro and micro steps (constrained models)"
                    "\n  hmm-rattle HMM, RATTLE macro, SHAKE micro steps (constrained models)"
+                   "\n  hmm-stiff  HMM for stiff springs: kernel-averaged forces, RK4 or DOPRI5 "
+                   "macro steps"
                    "\n  strobo     stroboscopic averaging: the averaged field from differences "
                    "of the period map";
     cmd->add_option("-m,--method", o.method, method_help);
@@ -316,7 +416,7 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--every", o.every, "Write every N-th step (and the last)")
         ->check(CLI::PositiveNumber);
-    const char* hmm = "HMM options (--method hmm, hmm-shake, hmm-rattle)";
+    const char* hmm = "HMM options (--method hmm, hmm-shake, hmm-rattle, hmm-stiff)";
     cmd->add_option("--algorithm", o.algorithm,
                     "async (Algorithm 2: micro-runs from rest at phase 0) or sync (Algorithm 1: "
                     "from the enslaved velocity at the macro time); default async")
@@ -325,22 +425,36 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
                     "simple (one period, K = 1/2) or exp (exponential kernel); default simple")
         ->group(hmm);
     cmd->add_option("--window", o.window,
-                    "Filter window in fast periods (default: 1 simple, 40 exp)")
+                    "Filter window in fast periods (default: 1 simple, 40 exp; hmm-stiff 20)")
         ->group(hmm);
     cmd->add_option("--micro-steps-per-period", o.micro_steps_per_period,
-                    "Micro steps per fast period (HMM default: T_macro/H, as the paper; strobo "
-                    "default 10)")
+                    "Micro steps per fast period (HMM default: T_macro/H, as the paper; "
+                    "hmm-stiff 6; strobo 10)")
         ->group(hmm);
     cmd->add_option("--macro-time", o.macro_time,
                     "T_macro of the micro step h = (2 pi/omega) H/T_macro (default 1)")
         ->group(hmm);
-    const char* strobo = "Stroboscopic averaging options (--method strobo)";
+    const char* stiff = "Stiff HMM options (--method hmm-stiff)";
+    cmd->add_option("--omega", o.omega,
+                    "The fast frequency [rad/time] (default: the fastest spring marked `fast`, or "
+                    "the --relax-constraints frequency)")
+        ->group(stiff);
+    cmd->add_option("--reproject-every", o.reproject_every,
+                    "Re-project the macro state onto the slow manifold every T time units "
+                    "(default: never)")
+        ->group(stiff);
+    cmd->add_option("--relax-constraints", o.relax_constraints,
+                    "Compile each constraint g(q) = 0 as a stiff spring of frequency OMEGA, so a "
+                    "constrained model runs with hmm-stiff or any ODE method")
+        ->group(stiff);
+    const char* strobo = "Stroboscopic averaging options (--method strobo, --macro also hmm-stiff)";
     cmd->add_option("--order", o.order,
                     "Central differences of the period map of order 2 or 4 (default 4)")
         ->group(strobo);
     cmd->add_option("--macro", o.macro,
-                    "Macro-integrator: rk4 (fixed step --step) or dopri5 (adaptive, --rtol/--atol; "
-                    "--step is then the output interval); default rk4")
+                    "Macro-integrator of strobo and hmm-stiff: rk4 (fixed step --step) or dopri5 "
+                    "(adaptive, --rtol/--atol, hmm-stiff default 1e-3/1e-6; --step is then the "
+                    "output interval); default rk4")
         ->group(strobo);
     cmd->add_option("--micro", o.micro,
                     "Micro-integrator of the period map: rk4 or verlet (default rk4)")

@@ -26,10 +26,17 @@ struct SimulationSettings {
     std::optional<std::string> algorithm, filter;
     std::optional<double> window, macro_time;
     std::optional<std::size_t> micro_steps_per_period; // HMM and stroboscopic averaging
-    // stroboscopic averaging
+    // stroboscopic averaging (order, micro) and stiff HMM (macro shared)
     std::optional<int> order;
     std::optional<std::string> macro, micro;
+    // stiff HMM
+    std::optional<double> omega, reproject_every;
+    std::optional<double> relax_constraints; // a compile option: see compile_options()
 };
+
+// The compile options the settings ask for (--relax-constraints turns each constraint into a
+// stiff spring when the model is compiled).
+CompileOptions compile_options(const SimulationSettings& settings);
 
 // Registers the method and its options on `cmd` (shared by run and sweep).
 void add_simulation_options(CLI::App* cmd, SimulationSettings& settings);

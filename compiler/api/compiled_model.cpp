@@ -17,9 +17,25 @@
 namespace mdl {
 
 struct CompiledModel::State {
-    check::CheckedModel checked;
-    symbolic::System system;
-    codegen::CompiledKernels compiled;
+    // What one compilation produced, never changed afterwards: shared by the model compile()
+    // returns and every model with_parameters makes from it, so any number of threads may
+    // read it.
+    struct Compilation {
+        check::CheckedModel checked;
+        symbolic::System system;
+        codegen::CompiledKernels compiled;
+        std::vector<bool> force_even_in_phase; // per vibration, proved once at compile time
+    };
+
+    explicit State(std::shared_ptr<const Compilation> shared)
+        : compilation(std::move(shared)), checked(compilation->checked),
+          system(compilation->system), compiled(compilation->compiled) {}
+
+    std::shared_ptr<const Compilation> compilation;
+    const check::CheckedModel& checked;
+    const symbolic::System& system;
+    const codegen::CompiledKernels& compiled;
+    // this model's own: with_parameters copies them
     std::vector<double> parameters;
     std::vector<bool> fixed; // set by the host: not recomputed from their expressions
     std::vector<std::string> position_names, velocity_names, state_names, constraint_names,
@@ -90,9 +106,13 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
     try {
         system.emplace(symbolic::equations_of_motion(
             *checked,
-            options.node_limit ? options.node_limit : symbolic::ExprPool::default_node_limit));
+            options.node_limit ? options.node_limit : symbolic::ExprPool::default_node_limit,
+            options.relax_constraints));
     } catch (const symbolic::ExpressionTooLarge& e) {
         fail(std::string(name), std::string("the derived equations are too large: ") + e.what());
+    }
+    if (options.relax_constraints > 0) {
+        checked->constraints.clear(); // relaxed into stiff springs: none left
     }
     timings.symbolic_ms = ms_since(symbolic_start);
 
@@ -110,19 +130,18 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
     timings.codegen_ms = ms_since(codegen_start);
     timings.total_ms = ms_since(start);
 
-    auto state =
-        std::unique_ptr<CompiledModel::State>(new CompiledModel::State{std::move(*checked),
-                                                                       std::move(*system),
-                                                                       std::move(*compiled),
-                                                                       {},
-                                                                       {},
-                                                                       {},
-                                                                       {},
-                                                                       {},
-                                                                       {},
-                                                                       {},
-                                                                       {},
-                                                                       timings});
+    // The parity proofs add nodes to the expression pool: done here, once, so that the shared
+    // compilation is never written to again.
+    std::vector<bool> even(checked->vibrations.size());
+    for (std::size_t i = 0; i < even.size(); ++i) {
+        even[i] =
+            symbolic::is_even_in_phase(system->pool(), system->outputs(symbolic::Kernel::force),
+                                       static_cast<std::uint32_t>(i));
+    }
+    auto state = std::make_unique<CompiledModel::State>(
+        std::make_shared<const CompiledModel::State::Compilation>(CompiledModel::State::Compilation{
+            std::move(*checked), std::move(*system), std::move(*compiled), std::move(even)}));
+    state->timings = timings;
     const auto& m = state->checked;
     state->parameters = m.default_parameters();
     state->fixed.assign(m.parameters.size(), false);
@@ -211,26 +230,56 @@ double CompiledModel::parameter(std::string_view name) const {
     return state_->parameters[parameter_index(*state_, name)];
 }
 
-void CompiledModel::set_parameter(std::string_view name, double value) {
-    std::size_t i = parameter_index(*state_, name);
-    if (!std::isfinite(value)) {
-        throw std::invalid_argument(
-            fmt::format("parameter '{}' must be finite, got {}", name, value));
+namespace {
+// The parameters and fixed flags of `s` with `overrides` set and the others recomputed; `s`
+// is only read. Throws std::invalid_argument as set_parameter documents.
+std::pair<std::vector<double>, std::vector<bool>>
+with_overrides(const CompiledModel::State& s, std::span<const ParameterValue> overrides) {
+    std::vector<double> values = s.parameters;
+    std::vector<bool> fixed = s.fixed;
+    for (const auto& [name, value] : overrides) {
+        std::size_t i = parameter_index(s, name);
+        if (!std::isfinite(value)) {
+            throw std::invalid_argument(
+                fmt::format("parameter '{}' must be finite, got {}", name, value));
+        }
+        values[i] = value;
+        fixed[i] = true;
     }
-    std::vector<double> values = state_->parameters;
-    std::vector<bool> fixed = state_->fixed;
-    values[i] = value;
-    fixed[i] = true;
-    values = recompute(state_->checked, std::move(values), fixed);
+    values = recompute(s.checked, std::move(values), fixed);
     for (std::size_t j = 0; j < values.size(); ++j) {
         if (!std::isfinite(values[j])) {
+            std::string set;
+            for (const auto& [name, value] : overrides) {
+                set += fmt::format("{}'{}' = {}", set.empty() ? "" : ", ", name, value);
+            }
             throw std::invalid_argument(
-                fmt::format("setting '{}' = {} makes parameter '{}' non-finite ({})", name, value,
-                            state_->parameter_names[j], values[j]));
+                fmt::format("setting {} makes parameter '{}' non-finite ({})", set,
+                            s.parameter_names[j], values[j]));
         }
     }
+    return {std::move(values), std::move(fixed)};
+}
+} // namespace
+
+void CompiledModel::set_parameter(std::string_view name, double value) {
+    const ParameterValue overrides[] = {{std::string(name), value}};
+    auto [values, fixed] = with_overrides(*state_, overrides);
     state_->parameters = std::move(values);
     state_->fixed = std::move(fixed);
+}
+
+std::vector<double>
+CompiledModel::parameters_with(std::span<const ParameterValue> overrides) const {
+    return with_overrides(*state_, overrides).first;
+}
+
+CompiledModel CompiledModel::with_parameters(std::span<const ParameterValue> overrides) const {
+    auto [values, fixed] = with_overrides(*state_, overrides);
+    auto state = std::make_unique<State>(*state_);
+    state->parameters = std::move(values);
+    state->fixed = std::move(fixed);
+    return CompiledModel(std::move(state));
 }
 
 void CompiledModel::reset_parameters() {
@@ -286,9 +335,8 @@ std::vector<FastScale> CompiledModel::fast_scales() const {
 }
 
 bool CompiledModel::force_even_in_phase(std::size_t vibration) const {
-    auto& system = state_->system;
-    return symbolic::is_even_in_phase(system.pool(), system.outputs(symbolic::Kernel::force),
-                                      static_cast<std::uint32_t>(vibration));
+    const auto& even = state_->compilation->force_even_in_phase;
+    return vibration >= even.size() || even[vibration]; // no such phase: nothing depends on it
 }
 
 mdl_kernel_args CompiledModel::args(double t, const double* q, const double* v, const double* x,

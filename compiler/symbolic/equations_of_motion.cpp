@@ -4,6 +4,7 @@
 #include "symbolic/derive_kernels.hpp"
 
 #include <array>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -16,8 +17,8 @@ using Point = std::array<ExprId, 3>; // x, y, z
 
 class Builder {
 public:
-    Builder(const CheckedModel& model, System& system)
-        : m_(model), s_(system), pool_(system.pool()) {}
+    Builder(const CheckedModel& model, System& system, double relax_constraints)
+        : m_(model), s_(system), pool_(system.pool()), relax_(relax_constraints) {}
 
     void run() {
         name_variables();
@@ -59,8 +60,10 @@ public:
         for (const auto& st : m_.states) {
             s_.outputs(Kernel::rates).push_back(translate(*st.rate));
         }
-        for (const auto& c : m_.constraints) {
-            s_.outputs(Kernel::constraint).push_back(translate(*c.residual));
+        if (relax_ <= 0.0) {
+            for (const auto& c : m_.constraints) {
+                s_.outputs(Kernel::constraint).push_back(translate(*c.residual));
+            }
         }
     }
 
@@ -203,6 +206,9 @@ private:
             u = pool_.add(u, pool_.mul(pool_.mul(pool_.constant(0.5), k), stretch2));
             has_potential_ = true;
         }
+        if (relax_ > 0.0) {
+            u = pool_.add(u, relaxed_constraints());
+        }
         for (const auto& g : m_.gravity) {
             for (const auto& body : m_.bodies) {
                 ExprId mass = translate(*body.mass);
@@ -216,6 +222,26 @@ private:
                     has_potential_ = true;
                 }
             }
+        }
+        return u;
+    }
+
+    // Each constraint g_j = 0 as the stiff potential (omega^2/2) g_j^2 / (grad g_j^T M^-1 grad
+    // g_j) (equations_of_motion.hpp).
+    ExprId relaxed_constraints() {
+        const auto n = static_cast<std::uint32_t>(m_.positions.size());
+        ExprId u = pool_.zero();
+        const ExprId half_omega2 = pool_.constant(0.5 * relax_ * relax_);
+        for (const auto& c : m_.constraints) {
+            ExprId g = translate(*c.residual);
+            auto grad = gradient(pool_, g, VarKind::position, n);
+            ExprId metric = pool_.zero(); // grad g^T M^-1 grad g
+            for (std::uint32_t i = 0; i < n; ++i) {
+                ExprId mass = translate(*m_.positions[i].mass);
+                metric = pool_.add(metric, pool_.div(pool_.mul(grad[i], grad[i]), mass));
+            }
+            u = pool_.add(u, pool_.mul(half_omega2, pool_.div(pool_.mul(g, g), metric)));
+            has_potential_ = true;
         }
         return u;
     }
@@ -248,19 +274,26 @@ private:
     std::vector<ExprId> phase_rates_;
     std::unordered_map<const check::Expr*, ExprId> memo_;
     bool has_potential_ = false;
+    double relax_ = 0.0;
 };
 
 } // namespace
 
-System equations_of_motion(const check::CheckedModel& model, std::size_t node_limit) {
+System equations_of_motion(const check::CheckedModel& model, std::size_t node_limit,
+                           double relax_constraints) {
+    if (!(relax_constraints >= 0.0) || !std::isfinite(relax_constraints)) {
+        throw std::invalid_argument("the relaxation frequency of the constraints must be a "
+                                    "finite number >= 0");
+    }
     SystemSizes sizes;
     sizes.positions = static_cast<std::uint32_t>(model.positions.size());
     sizes.states = static_cast<std::uint32_t>(model.states.size());
-    sizes.constraints = static_cast<std::uint32_t>(model.constraints.size());
+    sizes.constraints =
+        relax_constraints > 0.0 ? 0u : static_cast<std::uint32_t>(model.constraints.size());
     sizes.vibrations = static_cast<std::uint32_t>(model.vibrations.size());
     sizes.parameters = static_cast<std::uint32_t>(model.parameters.size());
     System system(sizes, node_limit);
-    Builder(model, system).run();
+    Builder(model, system, relax_constraints).run();
     derive_kernels(system);
     return system;
 }

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mdl {
@@ -29,6 +30,11 @@ struct CompileOptions {
     bool fast_math = false;     // opt-in: reassociation, FMA contraction (results differ in ulps)
     bool keep_ir = false;       // keep the optimized LLVM IR (CompiledModel::llvm_ir)
     std::size_t node_limit = 0; // bound on the symbolic expression DAG; 0 = the default
+    // omega > 0: each constraint g(q) = 0 becomes the stiff potential
+    // (omega^2/2) g^2 / (grad g^T M^-1 grad g), a spring of frequency omega across the
+    // constraint (hmm-stiff-constrained Sect. 5); the compiled model then has no constraints
+    // and ordinary ODE methods (hmm-stiff) integrate the DAE. 0: constraints kept.
+    double relax_constraints = 0;
 };
 
 // The model could not be compiled. what() is the full clang-style report
@@ -71,6 +77,9 @@ struct FastScale {
     double omega = 0;   // rad per unit time, with the parameters' current values
 };
 
+// A parameter's name and value, as set_parameter takes them.
+using ParameterValue = std::pair<std::string, double>;
+
 class CompiledModel {
 public:
     CompiledModel(CompiledModel&&) noexcept;
@@ -94,6 +103,13 @@ public:
     double parameter(std::string_view name) const;
     void set_parameter(std::string_view name, double value);
     void reset_parameters(); // back to the model's defaults
+    // The parameters as setting `overrides` one after the other would leave them, without
+    // changing this model (same exceptions as set_parameter). Const and thread-safe.
+    std::vector<double> parameters_with(std::span<const ParameterValue> overrides) const;
+    // A model with this one's parameters and `overrides` set, sharing its compiled kernels (no
+    // recompilation; copies only parameters and names). Const and thread-safe: threads may
+    // each make their own from one shared model and set its parameters freely.
+    CompiledModel with_parameters(std::span<const ParameterValue> overrides) const;
 
     // Start values with the current parameters.
     std::vector<double> start_positions() const;

@@ -1,0 +1,429 @@
+#include "runtime/multiscale/stiff_hmm.hpp"
+
+#include "runtime/integrators/dopri5.hpp"
+#include "runtime/integrators/rk4.hpp"
+#include "runtime/integrators/verlet.hpp"
+#include "runtime/multiscale/filters.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mdl::runtime::multiscale {
+
+namespace {
+constexpr std::string_view method_name = "hmm-stiff";
+
+[[noreturn]] void bad_option(const std::string& what) {
+    throw std::invalid_argument(std::string(method_name) + ": " + what);
+}
+} // namespace
+
+std::string_view to_string(StiffMacro macro) {
+    return macro == StiffMacro::rk4 ? "rk4" : "dopri5";
+}
+
+StiffMacro parse_stiff_macro(std::string_view name) {
+    if (name == "rk4") {
+        return StiffMacro::rk4;
+    }
+    if (name == "dopri5") {
+        return StiffMacro::dopri5;
+    }
+    throw std::invalid_argument("unknown macro-integrator '" + std::string(name) +
+                                "' for hmm-stiff (rk4 or dopri5)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The force estimator
+
+struct StiffForceEstimator::Impl {
+    Impl(const Model& m, const StiffHmmOptions& o)
+        : model(&m), filter(Filter::exponential(o.window_periods > 0.0 ? o.window_periods : 1.0)),
+          verlet(m, o.solver) {
+        omega = o.omega;
+        if (!(omega > 0.0) || !std::isfinite(omega)) {
+            bad_option("the fast frequency omega must be positive and finite (mark the stiff "
+                       "springs `fast` or give it explicitly)");
+        }
+        if (!(o.window_periods > 0.0) || !std::isfinite(o.window_periods)) {
+            bad_option("the filter window must be a positive number of fast periods");
+        }
+        if (o.micro_steps_per_period == 0) {
+            bad_option("at least one micro step per fast period is needed");
+        }
+        const double period = 2.0 * std::numbers::pi / omega;
+        // n steps either side, n h = eta = (window/2) periods
+        const double side = std::max(1.0, std::round(static_cast<double>(o.micro_steps_per_period) *
+                                                     o.window_periods / 2.0));
+        n = static_cast<std::size_t>(side);
+        h = o.window_periods * period / (2.0 * side);
+        weights = filter.full_window_weights(n);
+        start = m.zero_state();
+        s = start;
+        a = Vector::Zero(m.positions());
+        sum_q = a;
+        sum_v = a;
+    }
+
+    void require_resolved(double t) const {
+        const double omega_h = omega * h;
+        if (omega_h > max_omega_h) {
+            throw NumericalFailure(
+                FailureKind::unresolved_fast_scale, method_name, t,
+                "fast scale omega = " + format_number(omega),
+                "the micro step h = " + format_number(h) + " gives omega h = " +
+                    format_number(omega_h) + " > " + format_number(max_omega_h) +
+                    "; Verlet does not follow the stiff springs. Use more micro steps per "
+                    "fast period (the paper: 6)");
+        }
+    }
+
+    // The micro-integration from `start`, both directions; `sample(weight, state, a)` sees
+    // every grid point with its kernel weight (the centre once).
+    template <class Sample>
+    void sweep(Sample&& sample) {
+        verlet.force().acceleration(start.t, start.q, start.v, start.x, a);
+        sample(weights[n], start, a);
+        for (const double direction : {1.0, -1.0}) {
+            s = start;
+            for (std::size_t k = 1; k <= n; ++k) {
+                verlet.step(s, direction * h);
+                const std::size_t i = direction > 0.0 ? n + k : n - k;
+                sample(weights[i], s, verlet.acceleration());
+            }
+            micro += n;
+        }
+    }
+
+    void estimate(double t, const Vector& Q, const Vector& P, Vector& F) {
+        require_resolved(t);
+        start.t = t;
+        start.q = Q;
+        start.v = P;
+        F.setZero();
+        sweep([&](double w, const State&, const Vector& acc) { F += w * acc; });
+        ++estimates;
+    }
+
+    void project(State& state) {
+        require_resolved(state.t);
+        start.t = state.t;
+        start.q = state.q;
+        start.v = state.v;
+        sum_q.setZero();
+        sum_v.setZero();
+        sweep([&](double w, const State& x, const Vector&) {
+            sum_q += w * x.q;
+            sum_v += w * x.v;
+        });
+        state.q = sum_q;
+        state.v = sum_v;
+        ++projections;
+    }
+
+    const Model* model;
+    Filter filter;
+    VelocityVerlet<ModelForce> verlet;
+    double omega = 0.0, h = 0.0;
+    std::size_t n = 0;
+    std::vector<double> weights;
+    State start, s;
+    Vector a, sum_q, sum_v;
+    std::size_t micro = 0, estimates = 0, projections = 0;
+};
+
+StiffForceEstimator::StiffForceEstimator(const Model& model, const StiffHmmOptions& options) {
+    if (model.constrained()) {
+        throw MethodNotApplicable(method_name,
+                                  "the model has constraints: relax them into stiff springs "
+                                  "(--relax-constraints OMEGA) or use rattle/shake");
+    }
+    if (model.states() > 0) {
+        throw MethodNotApplicable(method_name, "the model has first-order states; the stiff HMM "
+                                               "integrates second-order models only");
+    }
+    impl_ = std::make_unique<Impl>(model, options);
+}
+StiffForceEstimator::~StiffForceEstimator() = default;
+StiffForceEstimator::StiffForceEstimator(StiffForceEstimator&&) noexcept = default;
+
+void StiffForceEstimator::estimate(double t, const Vector& Q, const Vector& P, Vector& F) {
+    impl_->estimate(t, Q, P, F);
+}
+void StiffForceEstimator::project(State& s) {
+    impl_->project(s);
+}
+double StiffForceEstimator::omega() const {
+    return impl_->omega;
+}
+double StiffForceEstimator::micro_step() const {
+    return impl_->h;
+}
+std::size_t StiffForceEstimator::steps_per_window() const {
+    return 2 * impl_->n;
+}
+std::size_t StiffForceEstimator::micro_steps() const {
+    return impl_->micro;
+}
+std::size_t StiffForceEstimator::force_evaluations() const {
+    return impl_->verlet.force().evaluations();
+}
+std::size_t StiffForceEstimator::estimates() const {
+    return impl_->estimates;
+}
+std::size_t StiffForceEstimator::projections() const {
+    return impl_->projections;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The macro-integration
+
+struct StiffHmmIntegrator::Impl {
+    Impl(const Model& m, const StiffHmmOptions& o) : model(&m), options(o), estimator(m, o) {
+        if (!std::isfinite(o.t_end)) {
+            bad_option("t_end must be finite");
+        }
+        if (o.macro == StiffMacro::dopri5 && (o.refine == 0 || !(o.max_step >= 0.0))) {
+            bad_option("dopri5 needs refine >= 1 and max_step >= 0 (0: a tenth of the interval)");
+        }
+        if (!(o.reproject_every >= 0.0) || !std::isfinite(o.reproject_every)) {
+            bad_option("the re-projection interval must be >= 0 (0: never)");
+        }
+        if (o.macro == StiffMacro::rk4 && (!(o.macro_step > 0.0) || !std::isfinite(o.macro_step))) {
+            bad_option("the rk4 macro step H must be positive and finite");
+        }
+        if (o.macro == StiffMacro::dopri5 &&
+            (!(o.macro_step >= 0.0) || !std::isfinite(o.macro_step) || !(o.rtol > 0.0) ||
+             !(o.atol >= 0.0))) {
+            bad_option("dopri5 needs rtol > 0, atol >= 0 and an output interval >= 0");
+        }
+    }
+
+    // Whole number of intervals of `step` in `span`, else 0.
+    static std::size_t whole(double span, double step) {
+        const double count = span / step;
+        const double rounded = std::round(count);
+        if (!(rounded >= 1.0) || std::abs(count - rounded) > 1e-9 * std::max(1.0, count)) {
+            return 0;
+        }
+        return static_cast<std::size_t>(rounded);
+    }
+
+    void start(State& s) {
+        require_state_shape(*model, s, method_name);
+        t0 = s.t;
+        if (!(options.t_end > t0)) {
+            bad_option("t_end (" + format_number(options.t_end) +
+                       ") must lie after the start time (" + format_number(t0) + ")");
+        }
+        s.lambda.resize(0);
+        if (options.project_initial) {
+            estimator.project(s);
+        }
+        y = s;
+        finished = false;
+        pending.clear();
+        next_pending = 0;
+        const double span = options.t_end - t0;
+        if (options.macro == StiffMacro::rk4) {
+            const double H = options.macro_step;
+            steps = whole(span, H);
+            if (steps == 0) {
+                bad_option("(t_end - t0)/H = " + format_number(span / H) +
+                           " must be a positive whole number of macro steps");
+            }
+            steps_per_projection = 0;
+            if (options.reproject_every > 0.0) {
+                steps_per_projection = whole(options.reproject_every, H);
+                if (steps_per_projection == 0) {
+                    bad_option("with rk4 the re-projection interval (" +
+                               format_number(options.reproject_every) +
+                               ") must be a whole number of macro steps H = " + format_number(H));
+                }
+            }
+            step = 0;
+            rk4.emplace(*model, StiffAveragedForce(estimator));
+        } else {
+            segment_end = options.reproject_every > 0.0
+                              ? std::min(t0 + options.reproject_every, options.t_end)
+                              : options.t_end;
+            segment = 1;
+            next_output = 1;
+            restart_dopri5();
+        }
+    }
+
+    void restart_dopri5() {
+        Dopri5Options d;
+        d.rtol = options.rtol;
+        d.atol = options.atol;
+        d.initial_step = options.initial_step;
+        d.max_step = options.max_step > 0.0 ? options.max_step : 0.1 * (segment_end - y.t);
+        dopri5.emplace(*model, StiffAveragedForce(estimator), d);
+        h = dopri5->initial_step(y, segment_end);
+    }
+
+    bool done() const { return finished && next_pending >= pending.size(); }
+
+    void advance(State& s) {
+        if (done()) {
+            return;
+        }
+        if (options.macro == StiffMacro::rk4) {
+            rk4_advance();
+            emit(y, s);
+        } else {
+            while (next_pending >= pending.size()) {
+                pending.clear();
+                next_pending = 0;
+                dopri5_step();
+            }
+            emit(pending[next_pending++], s);
+        }
+        ++outputs;
+    }
+
+    static void emit(const State& from, State& to) {
+        to.t = from.t;
+        to.q = from.q;
+        to.v = from.v;
+    }
+
+    void rk4_advance() {
+        ++step;
+        const double t_next = t0 + static_cast<double>(step) * options.macro_step;
+        rk4->step(y, t_next - y.t);
+        y.t = t_next;
+        ++accepted;
+        if (steps_per_projection > 0 && step % steps_per_projection == 0 && step < steps) {
+            estimator.project(y);
+        }
+        finished = step >= steps;
+    }
+
+    void dopri5_step() {
+        if (options.max_steps > 0 && accepted + rejected >= options.max_steps) {
+            throw NumericalFailure(
+                FailureKind::too_many_steps, method_name, y.t, "",
+                std::to_string(options.max_steps) +
+                    " macro steps taken without reaching t = " + format_number(options.t_end) +
+                    "; loosen the tolerances or check the fast frequency");
+        }
+        const double remaining = segment_end - y.t;
+        double attempt = h;
+        bool last = false;
+        if (1.01 * std::abs(attempt) >= std::abs(remaining)) {
+            attempt = remaining;
+            last = true;
+        }
+        double proposed = attempt;
+        if (!dopri5->try_step(y, proposed)) {
+            ++rejected;
+            h = proposed;
+            return;
+        }
+        ++accepted;
+        h = proposed;
+        if (last) {
+            y.t = segment_end;
+        }
+        const double interval = options.macro_step;
+        const double tol = 1e-12 * (options.t_end - t0);
+        const auto output_time = [&] {
+            return t0 + static_cast<double>(next_output) * interval;
+        };
+        if (interval > 0.0) {
+            // dense output strictly inside the step
+            while (output_time() < y.t - tol) {
+                State& out = pending.emplace_back(y);
+                dopri5->interpolate(output_time(), out);
+                ++next_output;
+            }
+        } else {
+            const double begin = dopri5->step_begin();
+            const auto parts = static_cast<double>(options.refine);
+            for (std::size_t k = 1; k < options.refine; ++k) {
+                State& out = pending.emplace_back(y);
+                dopri5->interpolate(begin + (y.t - begin) * static_cast<double>(k) / parts, out);
+            }
+        }
+        bool on_grid = interval > 0.0 && std::abs(output_time() - y.t) <= tol;
+        if (on_grid) {
+            ++next_output;
+        }
+        if (last) {
+            if (segment_end < options.t_end) {
+                estimator.project(y); // the next initial value problem starts here
+                ++segment;
+                segment_end = std::min(t0 + static_cast<double>(segment) * options.reproject_every,
+                                       options.t_end);
+                if (options.t_end - segment_end <= tol) {
+                    segment_end = options.t_end;
+                }
+                restart_dopri5();
+            } else {
+                finished = true;
+            }
+            pending.push_back(y);
+        } else if (interval == 0.0 || on_grid) {
+            pending.push_back(y);
+        }
+    }
+
+    const Model* model;
+    StiffHmmOptions options;
+    StiffForceEstimator estimator;
+    double t0 = 0.0;
+    State y; // the macro state (Q, P) at the end of the last step
+    bool finished = true;
+    std::size_t outputs = 0, accepted = 0, rejected = 0;
+    // rk4
+    std::optional<RungeKutta4<StiffAveragedForce>> rk4;
+    std::size_t steps = 0, step = 0, steps_per_projection = 0;
+    // dopri5
+    std::optional<Dopri5<StiffAveragedForce>> dopri5;
+    double h = 0.0, segment_end = 0.0;
+    std::size_t segment = 1, next_output = 1;
+    std::vector<State> pending; // outputs of the last accepted step
+    std::size_t next_pending = 0;
+};
+
+StiffHmmIntegrator::StiffHmmIntegrator(const Model& model, const StiffHmmOptions& options)
+    : model_(&model), impl_(std::make_unique<Impl>(model, options)) {}
+StiffHmmIntegrator::~StiffHmmIntegrator() = default;
+
+void StiffHmmIntegrator::start(State& state) {
+    impl_->start(state);
+    impl_->outputs = 1;
+}
+bool StiffHmmIntegrator::done() const {
+    return impl_->done();
+}
+void StiffHmmIntegrator::advance(State& state) {
+    impl_->advance(state);
+}
+const StiffForceEstimator& StiffHmmIntegrator::estimator() const {
+    return impl_->estimator;
+}
+
+StiffHmmStats StiffHmmIntegrator::stats() const {
+    const Impl& m = *impl_;
+    StiffHmmStats st;
+    st.macro_steps = m.accepted;
+    st.rejected_steps = m.rejected;
+    st.outputs = m.outputs;
+    st.force_estimates = m.estimator.estimates();
+    st.projections = m.estimator.projections();
+    st.micro_steps = m.estimator.micro_steps();
+    st.force_evaluations = m.estimator.force_evaluations();
+    st.micro_steps_per_window = m.estimator.steps_per_window();
+    st.micro_step = m.estimator.micro_step();
+    st.omega = m.estimator.omega();
+    return st;
+}
+
+} // namespace mdl::runtime::multiscale
