@@ -201,7 +201,7 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     if (o.micro || !compiled.text_setting("micro", "").empty()) {
         try {
             options.micro = ms::parse_stroboscopic_micro(
-                o.micro.value_or(compiled.text_setting("micro", "rk4")));
+                o.micro.value_or(compiled.text_setting("micro", "auto")));
         } catch (const std::invalid_argument& e) {
             throw std::invalid_argument(fmt::format("--micro: {}", e.what()));
         }
@@ -242,7 +242,7 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
         "{} with strobo (order {}, {} macro, {} micro): t = {} to {}, {} macro steps{}, {} "
         "averaged fields, {} micro-steps (h = {:g}, {} per field), {} force evaluations, {}, "
         "{:.3f} s",
-        compiled.name(), options.order, ms::to_string(options.macro), ms::to_string(options.micro),
+        compiled.name(), options.order, ms::to_string(options.macro), ms::to_string(stats.micro),
         r.start, options.t_end, stats.macro_steps,
         adaptive ? fmt::format(" ({} rejected)", stats.rejected_steps) : "",
         stats.field_evaluations, stats.micro_steps, stats.micro_step, stats.micro_steps_per_field,
@@ -251,6 +251,10 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
                                    : "outputs not all at stroboscopic times (see "
                                      "docs/stroboscopic.md)",
         r.seconds);
+    if (model.constrained()) {
+        r.summary += fmt::format("; max |g| = {:.2g}, max |G v| = {:.2g} at the outputs",
+                                 stats.max_position_residual, stats.max_velocity_residual);
+    }
     return r;
 }
 
@@ -457,7 +461,9 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
                     "output interval); default rk4")
         ->group(strobo);
     cmd->add_option("--micro", o.micro,
-                    "Micro-integrator of the period map: rk4 or verlet (default rk4)")
+                    "Micro-integrator of the period map: rk4, verlet, or herk3 (half-explicit "
+                    "Runge-Kutta of order 3 for constrained models); default auto: herk3 with "
+                    "constraints, else rk4")
         ->group(strobo);
 }
 

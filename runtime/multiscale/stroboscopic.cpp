@@ -1,8 +1,10 @@
 #include "runtime/multiscale/stroboscopic.hpp"
 
+#include "runtime/integrators/lagrange_multipliers.hpp"
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/model_force.hpp"
+#include "runtime/multiscale/half_explicit_rk.hpp"
 #include "runtime/numerical_failure.hpp"
 
 #include <algorithm>
@@ -19,7 +21,17 @@ std::string_view to_string(StroboscopicMacro macro) {
 }
 
 std::string_view to_string(StroboscopicMicro micro) {
-    return micro == StroboscopicMicro::rk4 ? "rk4" : "verlet";
+    switch (micro) {
+    case StroboscopicMicro::rk4:
+        return "rk4";
+    case StroboscopicMicro::verlet:
+        return "verlet";
+    case StroboscopicMicro::half_explicit_rk3:
+        return "herk3";
+    case StroboscopicMicro::automatic:
+        break;
+    }
+    return "auto";
 }
 
 StroboscopicMacro parse_stroboscopic_macro(std::string_view name) {
@@ -40,8 +52,29 @@ StroboscopicMicro parse_stroboscopic_micro(std::string_view name) {
     if (name == "verlet") {
         return StroboscopicMicro::verlet;
     }
+    if (name == "herk3") {
+        return StroboscopicMicro::half_explicit_rk3;
+    }
+    if (name == "auto") {
+        return StroboscopicMicro::automatic;
+    }
     throw std::invalid_argument("unknown stroboscopic micro-integrator '" + std::string(name) +
-                                "' (rk4 or verlet)");
+                                "' (rk4, verlet, herk3 or auto)");
+}
+
+StroboscopicMicro resolve_stroboscopic_micro(const Model& model, StroboscopicMicro micro) {
+    if (micro == StroboscopicMicro::automatic) {
+        return model.constrained() ? StroboscopicMicro::half_explicit_rk3 : StroboscopicMicro::rk4;
+    }
+    if (model.constrained() && micro != StroboscopicMicro::half_explicit_rk3) {
+        throw MethodNotApplicable(
+            "strobo", "the micro-integrator " + std::string(to_string(micro)) +
+                          " cannot enforce the model's " + std::to_string(model.constraints()) +
+                          " constraint(s) (" + model.constraint_name(0) +
+                          ", ...); use herk3, the half-explicit Runge-Kutta method of the DAE "
+                          "variant (the default for constrained models)");
+    }
+    return micro;
 }
 
 namespace {
@@ -63,9 +96,9 @@ double fast_period(const Model& model, const StroboscopicOptions& options) {
     Vector omega = Vector::Zero(model.vibrations());
     model.phase_rates(omega);
     if (static_cast<Eigen::Index>(options.vibration) >= omega.size()) {
-        throw std::invalid_argument("strobo: vibration index " +
-                                    std::to_string(options.vibration) + " out of range (" +
-                                    std::to_string(omega.size()) + " vibrations)");
+        throw std::invalid_argument("strobo: vibration index " + std::to_string(options.vibration) +
+                                    " out of range (" + std::to_string(omega.size()) +
+                                    " vibrations)");
     }
     const double w = omega[static_cast<Eigen::Index>(options.vibration)];
     for (Eigen::Index i = 0; i < omega.size(); ++i) {
@@ -87,11 +120,14 @@ double fast_period(const Model& model, const StroboscopicOptions& options) {
 // The field
 
 struct StroboscopicField::Impl {
-    using Micro = std::variant<RungeKutta4<ModelForce>, VelocityVerlet<ModelForce>>;
+    using Micro = std::variant<RungeKutta4<ModelForce>, VelocityVerlet<ModelForce>,
+                               HalfExplicitRK3<ModelForce>>;
 
     Impl(const Model& m, const StroboscopicOptions& options, double origin)
         : model(&m), order(options.order), t_origin(origin), delta(fast_period(m, options)),
-          per_period(options.micro_steps_per_period), micro(make_micro(m, options.micro)) {
+          per_period(options.micro_steps_per_period),
+          kind(resolve_stroboscopic_micro(m, options.micro)), micro(make_micro(m, kind, options)),
+          solver(options.solver), macro_step(options.macro_step), out_force(m), gram(m), newton(m) {
         if (order != 2 && order != 4) {
             throw std::invalid_argument("strobo: the differencing order must be 2 or 4, not " +
                                         std::to_string(order));
@@ -106,11 +142,26 @@ struct StroboscopicField::Impl {
         for (Vector* v : {&phi_p1, &phi_p2, &phi_m1, &phi_m2}) {
             *v = Vector::Zero(2 * n + k);
         }
+        const Eigen::Index c = m.constraints();
+        G = Matrix::Zero(c, n);
+        D = Matrix::Zero(n, c);
+        g = Vector::Zero(c);
+        Gv = Vector::Zero(c);
+        nu = Vector::Zero(c);
+        kappa = Vector::Zero(c);
+        a = Vector::Zero(n);
+        q_new = Vector::Zero(n);
+        w = Vector::Zero(n);
+        theta = Vector::Zero(m.vibrations());
     }
 
-    static Micro make_micro(const Model& m, StroboscopicMicro kind) {
+    static Micro make_micro(const Model& m, StroboscopicMicro kind,
+                            const StroboscopicOptions& options) {
         if (kind == StroboscopicMicro::verlet) {
             return Micro(std::in_place_index<1>, m);
+        }
+        if (kind == StroboscopicMicro::half_explicit_rk3) {
+            return Micro(std::in_place_index<2>, m, options.solver);
         }
         return Micro(std::in_place_index<0>, m);
     }
@@ -136,10 +187,10 @@ struct StroboscopicField::Impl {
             [&](auto& stepper) {
                 for (int p = 1; p <= periods; ++p) {
                     for (std::size_t i = 1; i <= per_period; ++i) {
-                        const double target =
-                            t_origin + sign * delta *
-                                           (static_cast<double>(p - 1) +
-                                            static_cast<double>(i) / static_cast<double>(per_period));
+                        const double target = t_origin + sign * delta *
+                                                             (static_cast<double>(p - 1) +
+                                                              static_cast<double>(i) /
+                                                                  static_cast<double>(per_period));
                         stepper.step(s, target - s.t);
                     }
                     micro_steps += per_period;
@@ -152,8 +203,18 @@ struct StroboscopicField::Impl {
 
     void evaluate(const Vector& Y, Vector& F) {
         const int periods = order == 4 ? 2 : 1;
-        period_map(Y, 1.0, periods, phi_p1, phi_p2);
-        period_map(Y, -1.0, periods, phi_m1, phi_m2);
+        // Constrained models: F(Y) = F(P(Y)), the micro-integrations start from the projection
+        // of Y onto the manifold (the macro stages lie off it by O(H^2)). Started off the
+        // manifold, the forward and backward half-explicit integrations would project Y
+        // differently, by O(dist), and the difference quotient would amplify that by 1/delta.
+        const Vector* start = &Y;
+        if (model->constrained()) {
+            Y_projected = Y;
+            project(Y_projected, t_origin, macro_step);
+            start = &Y_projected;
+        }
+        period_map(*start, 1.0, periods, phi_p1, phi_p2);
+        period_map(*start, -1.0, periods, phi_m1, phi_m2);
         if (order == 2) {
             F = (phi_p1 - phi_m1) / (2.0 * delta);
         } else {
@@ -163,7 +224,62 @@ struct StroboscopicField::Impl {
     }
 
     std::size_t force_evaluations() const {
-        return std::visit([](auto& stepper) { return stepper.force().evaluations(); }, micro);
+        return std::visit([](auto& stepper) { return stepper.force().evaluations(); }, micro) +
+               out_force.evaluations();
+    }
+
+    // q + M^-1 G(q)^T mu with g = 0, then v + M^-1 G^T nu with G v = 0 (mass metric)
+    double project(Vector& Y, double t, double H) {
+        if (!model->constrained()) {
+            return 0.0;
+        }
+        auto q = Y.segment(0, n);
+        auto v = Y.segment(n, n);
+        w = q;
+        model->constraint_jacobian(w, G);
+        scaled_constraint_directions(*model, G, 1.0, D);
+        nu.setZero();
+        newton.solve(w, D, solver, t, H, "strobo (projection)", nu, q_new);
+        double change = (q_new - w).cwiseAbs().maxCoeff();
+        q = q_new;
+        model->constraint_jacobian(q_new, G);
+        gram.factorize(G, t, "strobo (projection)");
+        w = v;
+        nu.noalias() = G * w;
+        nu = -nu;
+        gram.solve_in_place(nu);
+        a.noalias() = G.transpose() * nu;
+        w = model->inverse_mass().cwiseProduct(a);
+        change = std::max(change, w.cwiseAbs().maxCoeff());
+        v += w;
+        return change;
+    }
+
+    void multipliers(const Vector& Y, Vector& lambda) {
+        lambda.resize(model->constraints());
+        if (!model->constrained()) {
+            return;
+        }
+        w = Y.segment(0, n);
+        q_new = Y.segment(n, n);
+        model->constraint_jacobian(w, G);
+        gram.factorize(G, t_origin, "strobo");
+        model->curvature(w, q_new, kappa);
+        out_force.acceleration(t_origin, w, q_new, Y.segment(2 * n, k), a);
+        acceleration_multipliers(gram, G, a, kappa, lambda);
+    }
+
+    void residuals(const Vector& Y, double& position, double& velocity) {
+        position = velocity = 0.0;
+        if (!model->constrained()) {
+            return;
+        }
+        w = Y.segment(0, n);
+        model->constraint(w, g);
+        model->constraint_jacobian(w, G);
+        Gv.noalias() = G * Y.segment(n, n);
+        position = g.cwiseAbs().maxCoeff();
+        velocity = Gv.cwiseAbs().maxCoeff();
     }
 
     const Model* model;
@@ -173,9 +289,18 @@ struct StroboscopicField::Impl {
     std::size_t per_period;
     double h = 0.0;
     Eigen::Index n = 0, k = 0;
+    StroboscopicMicro kind;
     mutable Micro micro; // force() is not const
+    SolverOptions solver;
+    double macro_step; // named in the projection's failures
+    // constrained models: projection, output multipliers, residuals
+    ModelForce out_force;
+    ConstraintGram gram;
+    PositionConstraintNewton newton;
+    Matrix G, D;
+    Vector g, Gv, nu, kappa, a, q_new, w, theta;
     State s;
-    Vector phi_p1, phi_p2, phi_m1, phi_m2;
+    Vector phi_p1, phi_p2, phi_m1, phi_m2, Y_projected;
     std::size_t evaluations = 0;
     std::size_t micro_steps = 0;
 };
@@ -186,18 +311,48 @@ StroboscopicField::StroboscopicField(const Model& model, const StroboscopicOptio
 StroboscopicField::~StroboscopicField() = default;
 StroboscopicField::StroboscopicField(StroboscopicField&&) noexcept = default;
 
-void StroboscopicField::evaluate(const Vector& Y, Vector& F) { impl_->evaluate(Y, F); }
-Eigen::Index StroboscopicField::size() const { return 2 * impl_->n + impl_->k; }
-void StroboscopicField::pack(const State& s, Vector& Y) const { impl_->pack(s, Y); }
-void StroboscopicField::unpack(const Vector& Y, State& s) const { impl_->unpack(Y, s); }
-double StroboscopicField::period() const { return impl_->delta; }
-double StroboscopicField::micro_step() const { return impl_->h; }
+void StroboscopicField::evaluate(const Vector& Y, Vector& F) {
+    impl_->evaluate(Y, F);
+}
+Eigen::Index StroboscopicField::size() const {
+    return 2 * impl_->n + impl_->k;
+}
+void StroboscopicField::pack(const State& s, Vector& Y) const {
+    impl_->pack(s, Y);
+}
+void StroboscopicField::unpack(const Vector& Y, State& s) const {
+    impl_->unpack(Y, s);
+}
+double StroboscopicField::period() const {
+    return impl_->delta;
+}
+double StroboscopicField::micro_step() const {
+    return impl_->h;
+}
 std::size_t StroboscopicField::steps_per_evaluation() const {
     return impl_->per_period * (impl_->order == 4 ? 4u : 2u);
 }
-std::size_t StroboscopicField::evaluations() const { return impl_->evaluations; }
-std::size_t StroboscopicField::micro_steps() const { return impl_->micro_steps; }
-std::size_t StroboscopicField::force_evaluations() const { return impl_->force_evaluations(); }
+std::size_t StroboscopicField::evaluations() const {
+    return impl_->evaluations;
+}
+std::size_t StroboscopicField::micro_steps() const {
+    return impl_->micro_steps;
+}
+std::size_t StroboscopicField::force_evaluations() const {
+    return impl_->force_evaluations();
+}
+double StroboscopicField::project(Vector& Y, double t, double H) {
+    return impl_->project(Y, t, H);
+}
+void StroboscopicField::multipliers(const Vector& Y, Vector& lambda) {
+    impl_->multipliers(Y, lambda);
+}
+void StroboscopicField::residuals(const Vector& Y, double& position, double& velocity) {
+    impl_->residuals(Y, position, velocity);
+}
+StroboscopicMicro StroboscopicField::micro() const {
+    return impl_->kind;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The macro-integrators
@@ -205,11 +360,7 @@ std::size_t StroboscopicField::force_evaluations() const { return impl_->force_e
 StroboscopicIntegrator::StroboscopicIntegrator(const Model& model,
                                                const StroboscopicOptions& options)
     : model_(&model), options_(options) {
-    if (model.constrained()) {
-        throw MethodNotApplicable(method_name,
-                                  "constrained models are not supported (the DAE variant with a "
-                                  "half-explicit Runge-Kutta micro-integrator is not implemented)");
-    }
+    options_.micro = resolve_stroboscopic_micro(model, options.micro);
     if (!std::isfinite(options.t_end)) {
         throw std::invalid_argument("strobo: t_end must be finite");
     }
@@ -237,18 +388,19 @@ void StroboscopicIntegrator::start(State& state) {
     t_end_ = options_.t_end;
     if (!(t_end_ > t0_)) {
         throw std::invalid_argument("strobo: t_end (" + format_number(t_end_) +
-                                    ") must lie after the start time (" + format_number(t0_) +
-                                    ")");
+                                    ") must lie after the start time (" + format_number(t0_) + ")");
     }
     field_ = std::make_unique<StroboscopicField>(*model_, options_, t0_);
     field_->pack(state, Y_);
     for (Vector* v : {&Y1_, &Ytmp_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
         *v = Vector::Zero(Y_.size());
     }
-    state.lambda.resize(0);
     outputs_ = 1;
     rejected_ = 0;
     stroboscopic_ = true;
+    max_g_ = max_Gv_ = max_projection_ = 0.0;
+    finish_step(); // the initial state onto the manifold
+    output(state);
     done_ = false;
     if (options_.macro == StroboscopicMacro::rk4) {
         const double count = (t_end_ - t0_) / options_.macro_step;
@@ -256,14 +408,13 @@ void StroboscopicIntegrator::start(State& state) {
             steps_ = static_cast<std::size_t>(std::floor(count + 1e-9));
         } else {
             const double rounded = std::round(count);
-            steps_ = static_cast<std::size_t>(std::abs(count - rounded) <= 1e-9 * count
-                                                  ? rounded
-                                                  : std::ceil(count));
+            steps_ = static_cast<std::size_t>(
+                std::abs(count - rounded) <= 1e-9 * count ? rounded : std::ceil(count));
         }
         if (steps_ == 0) {
-            throw std::invalid_argument("strobo: the macro step H = " +
-                                        format_number(options_.macro_step) +
-                                        " is longer than the interval");
+            throw std::invalid_argument(
+                "strobo: the macro step H = " + format_number(options_.macro_step) +
+                " is longer than the interval");
         }
         step_ = 0;
     } else {
@@ -279,13 +430,46 @@ void StroboscopicIntegrator::advance(State& s) {
     if (done_) {
         return;
     }
-    if (options_.macro == StroboscopicMacro::rk4) {
-        rk4_advance(s);
-    } else {
-        dopri5_advance(s);
+    try {
+        if (options_.macro == StroboscopicMacro::rk4) {
+            rk4_advance(s);
+        } else {
+            dopri5_advance(s);
+        }
+    } catch (const NumericalFailure& e) {
+        if (e.method() == name()) {
+            throw;
+        }
+        // a micro-integration (at micro times near t0) failed: report the macro time
+        throw NumericalFailure(e.kind(), name(), t_, e.where(),
+                               "in the macro step from t = " + format_number(t_) +
+                                   ", evaluating the averaged field (" + e.method() +
+                                   " at micro time " + format_number(e.time()) +
+                                   "): " + e.detail() +
+                                   (e.method() == "strobo (projection)"
+                                        ? " (a macro stage left the constraint manifold too far "
+                                          "to be projected back: reduce the macro step)"
+                                        : ""));
     }
     stroboscopic_ = stroboscopic_ && on_stroboscope(s.t);
     ++outputs_;
+}
+
+void StroboscopicIntegrator::finish_step() {
+    if (model_->constrained() && options_.project) {
+        const double H = options_.macro == StroboscopicMacro::rk4 ? options_.macro_step : h_;
+        max_projection_ = std::max(max_projection_, field_->project(Y_, t_, H));
+    }
+}
+
+void StroboscopicIntegrator::output(State& s) {
+    field_->unpack(Y_, s);
+    s.t = t_;
+    field_->multipliers(Y_, s.lambda);
+    double g = 0.0, Gv = 0.0;
+    field_->residuals(Y_, g, Gv);
+    max_g_ = std::max(max_g_, g);
+    max_Gv_ = std::max(max_Gv_, Gv);
 }
 
 StroboscopicStats StroboscopicIntegrator::stats() const {
@@ -301,7 +485,11 @@ StroboscopicStats StroboscopicIntegrator::stats() const {
         st.micro_steps_per_field = field_->steps_per_evaluation();
         st.period = field_->period();
         st.micro_step = field_->micro_step();
+        st.micro = field_->micro();
     }
+    st.max_position_residual = max_g_;
+    st.max_velocity_residual = max_Gv_;
+    st.max_projection = max_projection_;
     return st;
 }
 
@@ -323,8 +511,8 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     F.evaluate(Ytmp_, k4_);
     Y_ += (H / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     t_ = t_next;
-    F.unpack(Y_, s);
-    s.t = t_;
+    finish_step();
+    output(s);
     done_ = step_ >= steps_;
 }
 
@@ -445,6 +633,10 @@ void StroboscopicIntegrator::dopri5_advance(State& s) {
             k1_.swap(k7_); // FSAL
             t_ = lands ? stop : t_ + attempt;
             ++step_;
+            // constrained models: onto the manifold; k1 stays F at the unprojected point,
+            // which differs by O(drift) = O(tolerance) (the micro-integration itself maps
+            // both points onto the manifold)
+            finish_step();
             // a step cut to land on an output keeps the proposal of the uncut one
             h_ = std::min(lands ? std::max(next, h_) : next, options_.max_step);
             if (lands && stop < t_end_) {
@@ -454,8 +646,7 @@ void StroboscopicIntegrator::dopri5_advance(State& s) {
             if (interval > 0.0 && !lands) {
                 continue; // not an output point
             }
-            F.unpack(Y_, s);
-            s.t = t_;
+            output(s);
             done_ = lands && stop >= t_end_;
             return;
         }

@@ -1,5 +1,6 @@
 // Stroboscopic averaging (Calvo, Chartier, Murua & Sanz-Serna, "A stroboscopic numerical
-// method for highly oscillatory problems", papers/stroboscopic-averaging.txt; docs/stroboscopic.md).
+// method for highly oscillatory problems", papers/stroboscopic-averaging.txt;
+// docs/stroboscopic.md).
 //
 // The model y' = f(y, t/eps) (y = (q, v, x), the first-order form) is sampled with a
 // stroboscope at t0 + k delta, delta = 2 pi/omega the period of the fast vibration. Those
@@ -19,7 +20,9 @@
 //  - dopri5: Dormand-Prince 5(4) with error control (rtol, atol; the paper's ode45 remark),
 //    FSAL (6 F per accepted step); macro_step > 0 is then an output interval: steps are cut
 //    to land on t0 + k macro_step, and the observer sees those points and t_end only.
-// Micro-integrators: the runtime's RungeKutta4 (the paper's) or VelocityVerlet.
+// Micro-integrators: the runtime's RungeKutta4 (the paper's) or VelocityVerlet for
+// unconstrained models; the half-explicit RK3 of Brasey & Hairer (herk3) for constrained ones
+// (`automatic`, the default, picks herk3 when the model has constraints and rk4 otherwise).
 //
 // What the outputs mean: Y(t_n) equals the true solution y(t_n) (up to the method's errors)
 // only at stroboscopic times t_n = t0 + k delta, i.e. when H (or the output interval) is a
@@ -27,11 +30,33 @@
 // interpolant of the stroboscopic samples: its positions are within O(eps) of q(t), but its
 // velocities miss the O(1) fast oscillation of v (Y_v is the sampled v, not dq/dt averaged).
 //
-// The model must be unconstrained (the DAE variant is not implemented here) and have a
-// vibration; with several vibrations their rates must agree or `period` must be given.
+// Constrained models (the DAE variant of the paper's Sect. IV(C)): the micro-integrator is
+// the half-explicit Runge-Kutta method of order 3 of Brasey & Hairer (herk3,
+// half_explicit_rk.hpp) on the index-2 GGL formulation, which imposes g(q) = 0 and G(q) v = 0
+// at every stage, so phi(+-delta), phi(+-2 delta) lie on the constraint manifold
+// {g = 0, G v = 0}. The stroboscopic samples of a consistent solution lie on that manifold, so
+// the averaged flow leaves it invariant; Y = (q, v, x) is still macro-integrated as an ODE in
+// all its components, with F(Y) := F(P(Y)): the micro-integrations start from the projection
+// P(Y) of the macro stage (which lies off the manifold by O(H^2); started there, the forward
+// and backward integrations would project differently and the difference quotient would
+// divide that by delta). With
+// `project` (the default) every macro step ends with the standard projection of Y back onto
+// the manifold (Hairer, Lubich & Wanner, GNI IV.4; the order of the macro method is kept):
+// positions q + M^-1 G(q)^T mu with g = 0 by Newton's method, then velocities projected in
+// the mass metric so that G(q) v = 0; the initial state is projected the same way. The output
+// state then satisfies g(q) = 0 to the Newton tolerance (solver.constraint_tolerance) and
+// G(q) v = 0 to round-off. Its `lambda` holds the multipliers of the oscillatory system at
+// (q, v) and the stroboscopic phase theta(t0) (consistent accelerations): at stroboscopic
+// times the true constraint forces of the solution there, which include the O(omega) part of
+// the vibration's inertial force (they are not averaged multipliers). Unconstrained models
+// keep an empty lambda.
+//
+// The model must have a vibration; with several vibrations their rates must agree or `period`
+// must be given.
 #pragma once
 
 #include "runtime/integrate.hpp"
+#include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model.hpp"
 #include "runtime/state.hpp"
 
@@ -44,10 +69,13 @@
 namespace mdl::runtime::multiscale {
 
 enum class StroboscopicMacro { rk4, dopri5 };
-enum class StroboscopicMicro { rk4, verlet };
+// half_explicit_rk3: Brasey & Hairer's order-3 half-explicit RK on the GGL index-2 form
+// (constrained models; on an unconstrained one it is the explicit RK3 of the same tableau).
+// automatic: half_explicit_rk3 if the model has constraints, else rk4.
+enum class StroboscopicMicro { rk4, verlet, half_explicit_rk3, automatic };
 
 std::string_view to_string(StroboscopicMacro macro); // "rk4" / "dopri5"
-std::string_view to_string(StroboscopicMicro micro); // "rk4" / "verlet"
+std::string_view to_string(StroboscopicMicro micro); // "rk4" / "verlet" / "herk3" / "auto"
 // Throw std::invalid_argument listing the accepted names.
 StroboscopicMacro parse_stroboscopic_macro(std::string_view name);
 StroboscopicMicro parse_stroboscopic_micro(std::string_view name);
@@ -55,7 +83,7 @@ StroboscopicMicro parse_stroboscopic_micro(std::string_view name);
 struct StroboscopicOptions {
     int order = 4; // central differences of order 2 or 4
     StroboscopicMacro macro = StroboscopicMacro::rk4;
-    StroboscopicMicro micro = StroboscopicMicro::rk4;
+    StroboscopicMicro micro = StroboscopicMicro::automatic;
     double t_end = 1.0;
     // rk4: the macro step H. dopri5: the output interval (0: every accepted step).
     double macro_step = std::numbers::pi / 50.0;
@@ -70,19 +98,35 @@ struct StroboscopicOptions {
     double initial_step = 0.0; // 0: Hairer's starting-step estimate
     double max_step = std::numeric_limits<double>::infinity();
     std::size_t max_steps = 100000; // accepted plus rejected; 0 = no limit
+    // constrained models: project the macro state onto g = 0, G v = 0 after every macro step
+    // (and the initial state); false leaves the drift of the macro-integration in the output
+    bool project = true;
+    // constrained models: the Newton iterations of herk3's stages and of the projection
+    SolverOptions solver = {};
 };
 
+// The micro-integrator `micro` stands for with this model (automatic resolved). Throws
+// MethodNotApplicable for rk4 or verlet on a constrained model.
+StroboscopicMicro resolve_stroboscopic_micro(const Model& model, StroboscopicMicro micro);
+
 struct StroboscopicStats {
-    std::size_t macro_steps = 0;          // accepted macro steps
-    std::size_t rejected_steps = 0;       // dopri5
-    std::size_t outputs = 0;              // states handed to the observer
-    std::size_t field_evaluations = 0;    // values F(Y) computed
-    std::size_t micro_steps = 0;          // all micro steps (the paper's "microsteps")
-    std::size_t force_evaluations = 0;    // model force evaluations in the micro-integrations
+    std::size_t macro_steps = 0;           // accepted macro steps
+    std::size_t rejected_steps = 0;        // dopri5
+    std::size_t outputs = 0;               // states handed to the observer
+    std::size_t field_evaluations = 0;     // values F(Y) computed
+    std::size_t micro_steps = 0;           // all micro steps (the paper's "microsteps")
+    std::size_t force_evaluations = 0;     // model force evaluations in the micro-integrations
     std::size_t micro_steps_per_field = 0; // 2 or 4 periods of micro steps
-    double period = 0.0;                  // delta
-    double micro_step = 0.0;              // h
-    bool stroboscopic_outputs = false;    // every output time is t0 + k delta (within 1e-9)
+    double period = 0.0;                   // delta
+    double micro_step = 0.0;               // h
+    bool stroboscopic_outputs = false;     // every output time is t0 + k delta (within 1e-9)
+    StroboscopicMicro micro = StroboscopicMicro::rk4; // the micro-integrator used (resolved)
+    // constrained models, over the outputs: max_i |g_i(q)| and max_i |(G(q) v)_i|
+    double max_position_residual = 0.0;
+    double max_velocity_residual = 0.0;
+    // the largest correction max_i |Y_i - P(Y)_i| a projection made (the macro drift); 0
+    // when not projecting
+    double max_projection = 0.0;
     IntegrationStats integration() const {
         IntegrationStats s;
         s.steps = macro_steps;
@@ -108,6 +152,17 @@ public:
     Eigen::Index size() const; // 2n + k
     void pack(const State& s, Vector& Y) const;
     void unpack(const Vector& Y, State& s) const; // q, v, x (not t)
+
+    // Constrained models. Projects Y onto g(q) = 0, G(q) v = 0 (q + M^-1 G(q)^T mu by Newton,
+    // then v in the mass metric); returns max_i |change_i|. t and the macro step H name the
+    // time and step in failures.
+    double project(Vector& Y, double t, double H);
+    // The multipliers of consistent accelerations of the oscillatory model at Y and the
+    // stroboscopic phase (time t_origin): the constraint forces of the solution at t0 + k delta.
+    void multipliers(const Vector& Y, Vector& lambda);
+    // max_i |g_i(q)| and max_i |(G(q) v)_i| at Y (0 and 0 for an unconstrained model)
+    void residuals(const Vector& Y, double& position, double& velocity);
+    StroboscopicMicro micro() const; // resolved
 
     double period() const;
     double micro_step() const;
@@ -144,6 +199,8 @@ private:
     double initial_step();
     void check_step_budget() const;
     bool on_stroboscope(double t) const;
+    void finish_step();    // after a macro step: the projection (constrained models)
+    void output(State& s); // Y_ into the state, with lambda and the residuals
 
     const Model* model_;
     StroboscopicOptions options_;
@@ -153,6 +210,7 @@ private:
     bool done_ = true;
     std::size_t rejected_ = 0, outputs_ = 0;
     bool stroboscopic_ = true;
+    double max_g_ = 0.0, max_Gv_ = 0.0, max_projection_ = 0.0;
     // dopri5
     double h_ = 0.0;
     std::size_t next_output_ = 1;
@@ -160,6 +218,7 @@ private:
     double err_previous_ = 1e-4;
     bool rejected_last_ = false;
     Vector Y_, Y1_, Ytmp_, k1_, k2_, k3_, k4_, k5_, k6_, k7_;
+    Vector lambda_;
 };
 
 // Runs stroboscopic averaging from state.t to options.t_end; the observer (e.g. CsvWriter)
