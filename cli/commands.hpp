@@ -16,5 +16,7 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
 std::function<int()> add_compile_command(CLI::App& app);
 std::function<int()> add_run_command(CLI::App& app);
 std::function<int()> add_reproduce_command(CLI::App& app);
+std::function<int()> add_sweep_command(CLI::App& app);
+std::function<int()> add_plot_command(CLI::App& app);
 
 } // namespace mdl::cli

@@ -28,6 +28,8 @@ int main(int argc, char** argv) {
     auto run_compile = mdl::cli::add_compile_command(app);
     auto run_run = mdl::cli::add_run_command(app);
     auto run_reproduce = mdl::cli::add_reproduce_command(app);
+    auto run_sweep = mdl::cli::add_sweep_command(app);
+    auto run_plot = mdl::cli::add_plot_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -45,6 +47,12 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("reproduce")) {
         return run_reproduce();
+    }
+    if (app.got_subcommand("sweep")) {
+        return run_sweep();
+    }
+    if (app.got_subcommand("plot")) {
+        return run_plot();
     }
     return 2;
 }

@@ -1,0 +1,266 @@
+// mdl sweep FILE.mdl -p omega=1e3:1e8:log:6 -p vmax=1,2,4 --output DIR [--jobs N]
+//                    [--method ... and every other option of mdl run]
+// Runs the Cartesian product of the parameter values with one compiled model (each run with
+// its own parameters, no recompilation) on all cores, or across the ranks of an MPI job when
+// launched by mpirun; writes DIR/run_<i>.csv per run and DIR/summary.csv (docs/sweeps.md).
+#include "commands.hpp"
+#include "mdl/compiled_model.hpp"
+#include "simulation.hpp"
+#include "sweep_grid.hpp"
+#include "sweep_runner.hpp"
+#ifdef MDL_HAVE_MPI
+#include "sweep_mpi.hpp"
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unistd.h>
+
+namespace mdl::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SweepOptions {
+    std::string file;
+    SimulationSettings simulation;
+    std::vector<std::string> parameters; // name=values
+    std::string output;                  // directory
+    std::size_t jobs = 0;                // 0: one per hardware thread
+    std::string distribute = "dynamic";
+    bool summary_only = false;
+    bool quiet = false;
+};
+
+std::optional<long> environment_number(std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+        if (const char* value = std::getenv(name)) {
+            char* end = nullptr;
+            long number = std::strtol(value, &end, 10);
+            if (end != value && *end == '\0') {
+                return number;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+// Set by mpirun/mpiexec: Open MPI, then MPICH's Hydra and other PMI launchers.
+std::optional<long> mpi_world_size() {
+    return environment_number({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"});
+}
+long mpi_rank_from_environment() {
+    return environment_number({"OMPI_COMM_WORLD_RANK", "PMI_RANK"}).value_or(0);
+}
+
+std::size_t default_jobs() {
+    std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
+    // ranks sharing the node share its cores
+    long local = environment_number({"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}).value_or(1);
+    return std::max<std::size_t>(1, hardware / static_cast<std::size_t>(std::max(1L, local)));
+}
+
+std::string describe(const SweepGrid& grid, std::size_t index) {
+    std::string text;
+    for (const auto& [name, value] : grid.point(index)) {
+        text += fmt::format("{}{} = {}", text.empty() ? "" : ", ", name, value);
+    }
+    return text;
+}
+
+int sweep(const SweepOptions& o) {
+    std::vector<SweepAxis> axes;
+    for (const std::string& p : o.parameters) {
+        axes.push_back(parse_sweep_axis(p));
+    }
+    SweepGrid grid(std::move(axes));
+    auto began = std::chrono::steady_clock::now();
+    CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
+    for (const auto& axis : grid.axes()) {
+        try {
+            (void)compiled.parameter(axis.name);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("-p {}: {}", axis.name, e.what()));
+        }
+    }
+    std::size_t jobs = std::clamp<std::size_t>(o.jobs ? o.jobs : default_jobs(), 1, grid.size());
+    const auto world = mpi_world_size();
+#ifdef MDL_HAVE_MPI
+    std::optional<MpiSweep> mpi;
+    if (world) {
+        mpi.emplace();
+    }
+    const bool root = !mpi || mpi->rank() == 0;
+    const int ranks = mpi ? mpi->size() : 1;
+#else
+    if (world && *world > 1) {
+        throw std::invalid_argument(
+            "this mdl was built without MPI, so the processes of mpirun would each run the whole "
+            "sweep; run `mdl sweep` without mpirun (--jobs sets the number of threads)");
+    }
+    const bool root = true;
+    const int ranks = 1;
+#endif
+
+    const fs::path directory = o.output;
+    std::string directory_error;
+    if (root) {
+        std::error_code ec;
+        fs::create_directories(directory, ec);
+        if (ec || !fs::is_directory(directory)) {
+            directory_error = fmt::format("--output: cannot create the directory '{}'{}", o.output,
+                                          ec ? ": " + ec.message() : "");
+        }
+    }
+    bool directory_ok = directory_error.empty();
+#ifdef MDL_HAVE_MPI
+    if (mpi) {
+        directory_ok = mpi->broadcast(directory_ok);
+    }
+#endif
+    if (!directory_ok) {
+        if (root) {
+            throw std::invalid_argument(directory_error);
+        }
+        return 2;
+    }
+
+    SweepRunner runner(compiled, grid, o.simulation, directory, !o.summary_only);
+    const bool show = root && !o.quiet && isatty(fileno(stderr)) != 0;
+    SweepProgress progress(grid.size(), jobs, show);
+    std::vector<RunOutcome> outcomes;
+#ifdef MDL_HAVE_MPI
+    if (mpi) {
+        outcomes = mpi->run(
+            runner, o.distribute == "static" ? Distribution::static_blocks : Distribution::dynamic,
+            jobs, progress);
+    }
+#endif
+    if (ranks == 1 && outcomes.empty()) {
+        std::atomic<std::size_t> counter{0};
+        std::vector<std::optional<RunOutcome>> results(grid.size());
+        std::mutex mutex;
+        NextRun next = [&]() -> std::optional<std::size_t> {
+            std::size_t i = counter.fetch_add(1);
+            return i < grid.size() ? std::optional(i) : std::nullopt;
+        };
+        RunDone done = [&](std::size_t index, RunOutcome outcome) {
+            std::lock_guard lock(mutex);
+            results[index] = std::move(outcome);
+        };
+        run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
+        for (auto& r : results) {
+            outcomes.push_back(std::move(*r));
+        }
+    }
+    progress.done();
+    if (!root) {
+        return 0;
+    }
+
+    const fs::path summary = directory / "summary.csv";
+    {
+        std::ofstream out(summary, std::ios::binary);
+        out << runner.header() << '\n';
+        for (const auto& r : outcomes) {
+            out << r.row << '\n';
+        }
+        out.close();
+        if (!out) {
+            throw std::invalid_argument(
+                fmt::format("--output: cannot write '{}'", summary.string()));
+        }
+    }
+    std::size_t failed = 0, errors = 0;
+    std::vector<std::size_t> unsuccessful;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        failed += outcomes[i].status == RunOutcome::Status::failed;
+        errors += outcomes[i].status == RunOutcome::Status::error;
+        if (outcomes[i].status != RunOutcome::Status::ok) {
+            unsuccessful.push_back(i);
+        }
+    }
+    if (errors == outcomes.size()) { // a bad setting, not one bad point
+        throw std::invalid_argument(fmt::format("every run failed to start; run {} ({}): {}", 0,
+                                                describe(grid, 0), outcomes[0].message));
+    }
+    if (!o.quiet) {
+        constexpr std::size_t shown = 5;
+        for (std::size_t k = 0; k < std::min(shown, unsuccessful.size()); ++k) {
+            std::size_t i = unsuccessful[k];
+            std::cerr << fmt::format("mdl sweep: run {} ({}) {}: {}\n", i, describe(grid, i),
+                                     to_string(outcomes[i].status), outcomes[i].message);
+        }
+        if (unsuccessful.size() > shown) {
+            std::cerr << fmt::format("mdl sweep: ... and {} more unsuccessful runs, see {}\n",
+                                     unsuccessful.size() - shown, summary.string());
+        }
+        double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        std::cerr << fmt::format(
+            "mdl sweep: {} runs of {} ({} ok, {} failed, {} not started) on {}{} thread{}, "
+            "{:.3f} s: {}\n",
+            outcomes.size(), compiled.name(), outcomes.size() - failed - errors, failed, errors,
+            ranks > 1 ? fmt::format("{} ranks x ", ranks) : "", jobs, jobs == 1 ? "" : "s", seconds,
+            summary.string());
+    }
+    return 0;
+}
+
+} // namespace
+
+std::function<int()> add_sweep_command(CLI::App& app) {
+    auto o = std::make_shared<SweepOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "sweep", "Simulate a model over a grid of parameter values in parallel (threads, or MPI "
+                 "ranks under mpirun); write one CSV per run and a summary CSV");
+    cmd->add_option("file", o->file, "Model file (.mdl)")->required();
+    add_simulation_options(cmd, o->simulation);
+    cmd->add_option("-p,--parameter", o->parameters,
+                    "Parameter values: -p vmax=1,2,4 (list), -p omega=1e3:1e8:log:6 (N values "
+                    "from lo to hi, log or lin spacing), -p l=0.3 (one value); the runs are the "
+                    "Cartesian product, the first -p varying slowest")
+        ->allow_extra_args(false);
+    cmd->add_option("-o,--output", o->output,
+                    "Directory to write: run_<i>.csv per run and summary.csv (created if missing)")
+        ->required();
+    cmd->add_option("-j,--jobs", o->jobs,
+                    "Runs at once (threads; per rank under mpirun); default: the hardware "
+                    "threads (shared by the ranks of a node)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--distribute", o->distribute,
+                    "Under mpirun: dynamic (rank 0 hands out runs as threads become free) or "
+                    "static (rank r does runs r, r + N, ...); default dynamic")
+        ->check(CLI::IsMember({"static", "dynamic"}));
+    cmd->add_flag("--summary-only", o->summary_only,
+                  "Write only summary.csv, no trajectory per run");
+    cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
+    return [o]() {
+        const bool rank0 = mpi_rank_from_environment() == 0;
+        try {
+            return sweep(*o);
+        } catch (const CompileError& e) {
+            if (rank0) {
+                std::cerr << e.what();
+            }
+            return 1;
+        } catch (const std::invalid_argument& e) {
+            if (rank0) {
+                std::cerr << fmt::format("mdl sweep: error: {}\n", e.what());
+            }
+            return 2;
+        }
+    };
+}
+
+} // namespace mdl::cli

@@ -1,0 +1,390 @@
+#include "sweep_runner.hpp"
+
+#include "runtime/numerical_failure.hpp"
+#include "simulation_setup.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
+#include <mutex>
+#include <streambuf>
+#include <thread>
+
+namespace mdl::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// RFC 4180: quote a field holding a separator, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) {
+        return text;
+    }
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"') {
+            quoted += '"';
+        }
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
+// The layout of a trajectory CSV (runtime/output/csv_writer.hpp) and the metrics of the
+// summary, computed from the rows as they are written: every column of the last row, the
+// largest |q_i|, the largest |residual|, the largest |E - E(first row)|.
+struct Metrics {
+    std::size_t positions = 0, states = 0, constraints = 0;
+    bool constrained = false, energy = false;
+
+    std::size_t rows = 0;
+    std::vector<double> last;      // time, q, v, x of the last row
+    std::vector<double> max_abs_q; // per position
+    double max_abs_residual = 0, first_energy = 0, energy_drift = 0;
+
+    std::size_t width() const {
+        return 1 + 2 * positions + states + (constrained ? 2 * constraints : 0) + (energy ? 1 : 0);
+    }
+
+    void row(const std::vector<double>& cells) {
+        const std::size_t n = positions;
+        last.assign(cells.begin(), cells.begin() + static_cast<std::ptrdiff_t>(1 + 2 * n + states));
+        max_abs_q.resize(n, 0.0);
+        for (std::size_t i = 0; i < n; ++i) {
+            max_abs_q[i] = std::max(max_abs_q[i], std::fabs(cells[1 + i]));
+        }
+        std::size_t at = 1 + 2 * n + states;
+        if (constrained) {
+            for (std::size_t i = 0; i < constraints; ++i) {
+                max_abs_residual = std::max(max_abs_residual, std::fabs(cells[at + i]));
+            }
+        }
+        if (energy) {
+            double e = cells.back();
+            if (rows == 0) {
+                first_energy = e;
+            }
+            energy_drift = std::max(energy_drift, std::fabs(e - first_energy));
+        }
+        ++rows;
+    }
+};
+
+// The stream the CSV writer writes to: passes the text on to the trajectory file (if any) and
+// feeds each complete row, parsed back (the CSV's numbers read back exactly), to the metrics.
+class RowScanner : public std::streambuf {
+public:
+    RowScanner(std::streambuf* sink, Metrics& metrics) : sink_(sink), metrics_(metrics) {}
+
+protected:
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (sink_ && sink_->sputn(s, n) != n) {
+            return 0;
+        }
+        for (std::streamsize i = 0; i < n; ++i) {
+            if (s[i] == '\n') {
+                line_end();
+            } else {
+                line_ += s[i];
+            }
+        }
+        return n;
+    }
+    int_type overflow(int_type c) override {
+        if (traits_type::eq_int_type(c, traits_type::eof())) {
+            return traits_type::not_eof(c);
+        }
+        char ch = traits_type::to_char_type(c);
+        return xsputn(&ch, 1) == 1 ? c : traits_type::eof();
+    }
+
+private:
+    void line_end() {
+        if (header_) { // column names: the layout is known
+            header_ = false;
+            line_.clear();
+            return;
+        }
+        cells_.clear();
+        const char* p = line_.data();
+        const char* end = p + line_.size();
+        while (true) {
+            const char* comma = std::find(p, end, ',');
+            double value = std::nan("");
+            std::from_chars(p, comma, value);
+            cells_.push_back(value);
+            if (comma == end) {
+                break;
+            }
+            p = comma + 1;
+        }
+        if (cells_.size() == metrics_.width()) {
+            metrics_.row(cells_);
+        }
+        line_.clear();
+    }
+
+    std::streambuf* sink_;
+    Metrics& metrics_;
+    std::string line_;
+    std::vector<double> cells_;
+    bool header_ = true;
+};
+
+std::string number(double value) {
+    return runtime::format_number(value);
+}
+
+} // namespace
+
+std::string_view to_string(RunOutcome::Status status) {
+    switch (status) {
+    case RunOutcome::Status::ok:
+        return "ok";
+    case RunOutcome::Status::failed:
+        return "failed";
+    case RunOutcome::Status::error:
+        return "error";
+    }
+    return "error";
+}
+
+SweepRunner::SweepRunner(const CompiledModel& compiled, SweepGrid grid, SimulationSettings settings,
+                         std::filesystem::path directory, bool trajectories)
+    : compiled_(compiled), grid_(std::move(grid)), settings_(std::move(settings)),
+      directory_(std::move(directory)), trajectories_(trajectories) {
+    runtime::Model model = runtime_model(compiled_);
+    positions_ = static_cast<std::size_t>(model.positions());
+    states_ = static_cast<std::size_t>(model.states());
+    constraints_ = static_cast<std::size_t>(model.constraints());
+    constrained_ = model.constrained();
+    energy_ = model.conservative(); // as the CSV writer decides; independent of the parameters
+}
+
+std::string SweepRunner::header() const {
+    std::vector<std::string> columns = {"run"};
+    for (const auto& axis : grid_.axes()) {
+        columns.push_back(axis.name);
+    }
+    columns.push_back("status");
+    columns.push_back("time");
+    for (const auto& names :
+         {compiled_.position_names(), compiled_.velocity_names(), compiled_.state_names()}) {
+        columns.insert(columns.end(), names.begin(), names.end());
+    }
+    for (const auto& name : compiled_.position_names()) {
+        columns.push_back("max_abs(" + name + ")");
+    }
+    if (constrained_) {
+        columns.push_back("max_abs_residual");
+    }
+    if (energy_) {
+        columns.push_back("energy_drift");
+    }
+    for (const char* c :
+         {"steps", "rejected", "micro_steps", "force_evaluations", "rows", "seconds"}) {
+        columns.push_back(c);
+    }
+    if (trajectories_) {
+        columns.push_back("file");
+    }
+    columns.push_back("message");
+    std::string line;
+    for (const auto& c : columns) {
+        line += (line.empty() ? "" : ",") + csv_field(c);
+    }
+    return line;
+}
+
+std::string SweepRunner::file_name(std::size_t index) const {
+    const std::size_t digits = std::to_string(std::max<std::size_t>(size(), 2) - 1).size();
+    return fmt::format("run_{:0{}}.csv", index, std::max<std::size_t>(digits, 3));
+}
+
+RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) const {
+    const auto point = grid_.point(index);
+    Metrics metrics;
+    metrics.positions = positions_;
+    metrics.states = states_;
+    metrics.constraints = constraints_;
+    metrics.constrained = constrained_;
+    metrics.energy = energy_;
+    RunOutcome outcome;
+    std::optional<SimulationResult> result;
+    auto began = Clock::now();
+    std::ofstream file;
+    if (trajectories_) {
+        file.open(directory_ / file_name(index), std::ios::binary);
+    }
+    if (trajectories_ && !file) {
+        outcome.status = RunOutcome::Status::error;
+        outcome.message =
+            fmt::format("cannot write '{}'", (directory_ / file_name(index)).string());
+    } else {
+        RowScanner scanner(trajectories_ ? file.rdbuf() : nullptr, metrics);
+        std::ostream out(&scanner);
+        try {
+            CompiledModel model = compiled_.with_parameters(point);
+            runtime::Model view = runtime_model(model);
+            ProgressCallback progress;
+            if (fraction) {
+                double stop = settings_.stop.value_or(model.number_setting("StopTime", 1.0));
+                progress = [fraction, stop, start = std::optional<double>()](double t) mutable {
+                    if (!start) {
+                        start = t;
+                    }
+                    double f = stop > *start ? (t - *start) / (stop - *start) : 1.0;
+                    fraction->store(std::clamp(f, 0.0, 1.0), std::memory_order_relaxed);
+                };
+            }
+            result = simulate(model, view, settings_, out, progress);
+        } catch (const runtime::NumericalFailure& e) {
+            outcome.status = RunOutcome::Status::failed;
+            outcome.message = e.what();
+        } catch (const std::exception& e) { // bad settings for this point, I/O
+            outcome.status = RunOutcome::Status::error;
+            outcome.message = e.what();
+        }
+        if (trajectories_) {
+            file.close();
+            if (!file && outcome.status == RunOutcome::Status::ok) {
+                outcome.status = RunOutcome::Status::error;
+                outcome.message =
+                    fmt::format("writing '{}' failed", (directory_ / file_name(index)).string());
+            }
+        }
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+
+    std::string& row = outcome.row;
+    row = std::to_string(index);
+    for (const auto& [name, value] : point) {
+        row += "," + number(value);
+    }
+    row += ",";
+    row += to_string(outcome.status);
+    // the last row's time, q, v, x; empty cells when no row was written
+    const std::size_t finals = 1 + 2 * positions_ + states_;
+    for (std::size_t i = 0; i < finals; ++i) {
+        row += "," + (metrics.rows ? number(metrics.last[i]) : std::string());
+    }
+    for (std::size_t i = 0; i < positions_; ++i) {
+        row += "," + (metrics.rows ? number(metrics.max_abs_q[i]) : std::string());
+    }
+    if (constrained_) {
+        row += "," + (metrics.rows ? number(metrics.max_abs_residual) : std::string());
+    }
+    if (energy_) {
+        row += "," + (metrics.rows ? number(metrics.energy_drift) : std::string());
+    }
+    if (result) {
+        row += fmt::format(",{},{},{},{}", result->steps, result->rejected, result->micro_steps,
+                           result->force_evaluations);
+    } else {
+        row += ",,,,";
+    }
+    row += fmt::format(",{},{:.6f}", metrics.rows, seconds);
+    if (trajectories_) {
+        row += "," + file_name(index);
+    }
+    row += "," + csv_field(outcome.message);
+    return outcome;
+}
+
+SweepProgress::SweepProgress(std::size_t total, std::size_t slots, bool enabled)
+    : total_(total), fractions_(std::make_unique<std::atomic<double>[]>(slots)), slots_(slots),
+      enabled_(enabled), began_(Clock::now()), last_(began_) {
+    for (std::size_t i = 0; i < slots_; ++i) {
+        fractions_[i].store(0.0);
+    }
+}
+
+void SweepProgress::finished(RunOutcome::Status status) {
+    if (status != RunOutcome::Status::ok) {
+        ++unsuccessful_;
+    }
+    ++completed_;
+}
+
+void SweepProgress::draw() {
+    if (!enabled_) {
+        return;
+    }
+    auto now = Clock::now();
+    if (now - began_ < std::chrono::seconds(1) || now - last_ < std::chrono::milliseconds(100)) {
+        return;
+    }
+    last_ = now;
+    double runs = static_cast<double>(completed_.load());
+    for (std::size_t i = 0; i < slots_; ++i) {
+        runs += fractions_[i].load(std::memory_order_relaxed);
+    }
+    double fraction = total_ ? std::clamp(runs / static_cast<double>(total_), 0.0, 1.0) : 1.0;
+    constexpr int width = 40;
+    std::string bar(static_cast<std::size_t>(fraction * width), '#');
+    bar.resize(width, '.');
+    std::size_t bad = unsuccessful_.load();
+    std::fprintf(stderr, "\r[%s] %5.1f%%  %zu/%zu runs%s %6.1f s", bar.c_str(), 100 * fraction,
+                 completed_.load(), total_,
+                 bad ? fmt::format(" ({} unsuccessful)", bad).c_str() : "",
+                 std::chrono::duration<double>(now - began_).count());
+    std::fflush(stderr);
+    shown_ = true;
+}
+
+void SweepProgress::done() {
+    if (shown_) {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+        shown_ = false;
+    }
+}
+
+void run_on_threads(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
+                    const RunDone& done, SweepProgress& progress, const std::function<void()>& idle,
+                    std::chrono::microseconds poll) {
+    std::mutex mutex;
+    std::condition_variable all_done;
+    std::size_t running = jobs;
+    std::vector<std::thread> threads;
+    threads.reserve(jobs);
+    for (std::size_t k = 0; k < jobs; ++k) {
+        threads.emplace_back([&, k] {
+            while (std::optional<std::size_t> index = next()) {
+                std::atomic<double>* fraction = progress.slot(k);
+                fraction->store(0.0);
+                RunOutcome outcome = runner.run(*index, fraction);
+                RunOutcome::Status status = outcome.status;
+                done(*index, std::move(outcome));
+                progress.finished(status);
+                fraction->store(0.0);
+            }
+            std::lock_guard lock(mutex);
+            if (--running == 0) {
+                all_done.notify_all();
+            }
+        });
+    }
+    {
+        std::unique_lock lock(mutex);
+        while (running > 0) {
+            lock.unlock();
+            if (idle) {
+                idle();
+            }
+            progress.draw();
+            lock.lock();
+            all_done.wait_for(lock, poll, [&] { return running == 0; });
+        }
+    }
+    for (auto& t : threads) {
+        t.join();
+    }
+}
+
+} // namespace mdl::cli

@@ -1,0 +1,99 @@
+// The runs of `mdl sweep`: one grid point simulated with the shared compiled model (its own
+// parameters, no recompilation), its trajectory CSV, and its row of the summary CSV; a pool of
+// threads that runs points as a work source hands them out; a progress bar over the runs.
+#pragma once
+
+#include "mdl/compiled_model.hpp"
+#include "simulation.hpp"
+#include "sweep_grid.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdl::cli {
+
+// What one run gave: its summary row and, for the exit status and messages, its status.
+struct RunOutcome {
+    enum class Status { ok, failed, error }; // failed: numerical failure; error: bad setting
+    Status status = Status::ok;
+    std::string message; // empty when ok
+    std::string row;     // the summary CSV line, without the line break
+};
+
+std::string_view to_string(RunOutcome::Status status);
+
+class SweepRunner {
+public:
+    // `trajectories`: write run_<index>.csv into `directory` (else only the summary's metrics).
+    SweepRunner(const CompiledModel& compiled, SweepGrid grid, SimulationSettings settings,
+                std::filesystem::path directory, bool trajectories);
+
+    const SweepGrid& grid() const { return grid_; }
+    std::size_t size() const { return grid_.size(); }
+    // The summary CSV's header line, without the line break:
+    //   run, <swept parameters>, status, time, <positions>, <velocities>, <states>,
+    //   max_abs(<position>)..., [max_abs_residual], [energy_drift], steps, rejected,
+    //   micro_steps, force_evaluations, rows, seconds, [file], message
+    std::string header() const;
+    // The trajectory file of a run, relative to the directory ("run_007.csv").
+    std::string file_name(std::size_t index) const;
+    // Simulates grid point `index`. Never throws for a run's own problems: a numerical failure
+    // or a bad setting becomes the row's status and message. `fraction`, when given, follows
+    // the run's progress from 0 to 1. Thread-safe.
+    RunOutcome run(std::size_t index, std::atomic<double>* fraction = nullptr) const;
+
+private:
+    const CompiledModel& compiled_;
+    SweepGrid grid_;
+    SimulationSettings settings_;
+    std::filesystem::path directory_;
+    bool trajectories_;
+    std::size_t positions_, states_, constraints_;
+    bool constrained_, energy_;
+};
+
+// Runs and failures counted so far, drawn on stderr as a progress bar when enabled (stderr a
+// terminal, no --quiet), once the sweep has lasted a second, at most ten times a second;
+// erased when done. `fraction` slots hold the progress of the runs under way.
+class SweepProgress {
+public:
+    SweepProgress(std::size_t total, std::size_t slots, bool enabled);
+    SweepProgress(const SweepProgress&) = delete;
+    SweepProgress& operator=(const SweepProgress&) = delete;
+    ~SweepProgress() { done(); }
+
+    std::atomic<double>* slot(std::size_t i) { return &fractions_[i]; }
+    void finished(RunOutcome::Status status); // thread-safe
+    std::size_t completed() const { return completed_.load(); }
+    std::size_t unsuccessful() const { return unsuccessful_.load(); }
+    void draw(); // from one thread only
+    void done();
+
+private:
+    using Clock = std::chrono::steady_clock;
+    std::size_t total_;
+    std::unique_ptr<std::atomic<double>[]> fractions_;
+    std::size_t slots_;
+    bool enabled_;
+    std::atomic<std::size_t> completed_{0}, unsuccessful_{0};
+    Clock::time_point began_, last_;
+    bool shown_ = false;
+};
+
+// Runs the points that `next` hands out (nullopt: no more) on `jobs` threads and gives each
+// outcome to `done` (called from the worker threads). The calling thread waits, calling
+// `idle` every `poll` (progress bar, MPI service) until all threads have finished.
+using NextRun = std::function<std::optional<std::size_t>()>;
+using RunDone = std::function<void(std::size_t index, RunOutcome outcome)>;
+void run_on_threads(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
+                    const RunDone& done, SweepProgress& progress, const std::function<void()>& idle,
+                    std::chrono::microseconds poll);
+
+} // namespace mdl::cli

@@ -1,0 +1,79 @@
+# Installation: `cmake --install BUILD [--prefix DIR]` puts in DIR
+#   bin/mdl                              the command-line program
+#   lib/libmdl.so                        the embedding API (C++ and C), one shared library
+#   include/mdl/{mdl.h, mdl/*.hpp, codegen/kernel_abi.h}
+#                                        its headers; the one include directory is include/mdl
+#   lib/cmake/mdl/                       find_package(mdl): imported target mdl::mdl
+#   lib/pkgconfig/mdl.pc                 pkg-config --cflags --libs mdl
+# libmdl.so holds the API and every compiler stage (parse, check, symbolic, codegen), whose
+# symbols stay hidden (only the API's own objects export theirs). Its dependencies are private
+# and shared: LLVM 19 (libLLVM.so.19.1), fmt and libstdc++ are found by the dynamic loader,
+# so a consumer needs neither their headers nor find_dependency(): the public headers include
+# only mdl's own and the standard library's. The build tree's targets (mdl_api and the static
+# stage libraries the tests link) are unchanged.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+# The shared library is built from mdl_api's own sources and links what mdl_api links, so a
+# file or library added to compiler/api joins both. The stage libraries are linked into it,
+# hence position-independent code.
+get_target_property(mdl_api_sources mdl_api SOURCES)
+get_target_property(mdl_api_dir mdl_api SOURCE_DIR)
+get_target_property(mdl_api_libraries mdl_api LINK_LIBRARIES)
+set(mdl_shared_sources "")
+foreach(source ${mdl_api_sources})
+  cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${mdl_api_dir})
+  list(APPEND mdl_shared_sources ${source})
+endforeach()
+set_target_properties(mdl_source mdl_parse mdl_check mdl_symbolic mdl_codegen
+                      PROPERTIES POSITION_INDEPENDENT_CODE ON)
+
+add_library(mdl_shared SHARED ${mdl_shared_sources})
+set_target_properties(mdl_shared PROPERTIES
+  OUTPUT_NAME mdl
+  EXPORT_NAME mdl
+  VERSION ${PROJECT_VERSION}
+  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
+  INSTALL_RPATH_USE_LINK_PATH ON) # LLVM's directory, should its soname not be on the system path
+target_include_directories(mdl_shared PUBLIC
+  "$<BUILD_INTERFACE:${mdl_api_dir}/include;${PROJECT_SOURCE_DIR}/compiler>"
+  "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mdl>")
+target_compile_features(mdl_shared PUBLIC cxx_std_20) # compiled_model.hpp uses std::span
+target_link_libraries(mdl_shared PRIVATE ${mdl_api_libraries})
+# Exported: the API's functions and classes. Not exported: the static stage libraries'
+# symbols and the inline functions of the headers compiled_model.cpp includes. Every
+# undefined symbol must be resolved by the libraries named here (sanitizer runtimes excepted:
+# clang leaves them to the executable).
+target_compile_options(mdl_shared PRIVATE -fvisibility-inlines-hidden)
+target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL")
+if(NOT MDL_SANITIZE AND NOT MDL_FUZZ)
+  target_link_options(mdl_shared PRIVATE "LINKER:--no-undefined")
+endif()
+
+set_target_properties(mdl PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+install(TARGETS mdl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mdl_shared EXPORT mdlTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(FILES ${mdl_api_dir}/include/mdl.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl)
+install(DIRECTORY ${mdl_api_dir}/include/mdl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl
+        FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+install(FILES ${PROJECT_SOURCE_DIR}/compiler/codegen/kernel_abi.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl/codegen)
+
+set(mdl_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/mdl)
+install(EXPORT mdlTargets NAMESPACE mdl:: DESTINATION ${mdl_cmake_dir})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/mdlConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/mdlConfig.cmake
+                              INSTALL_DESTINATION ${mdl_cmake_dir})
+# 0.x: a minor version may break the API, so only the same major.minor is compatible.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mdlConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/mdlConfig.cmake ${PROJECT_BINARY_DIR}/mdlConfigVersion.cmake
+        DESTINATION ${mdl_cmake_dir})
+
+# pkg-config: the prefix is found from the .pc file's own place (${pcfiledir}), so the file
+# stays right for `cmake --install --prefix` to any directory.
+set(mdl_pkgconfig_dir ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH mdl_pc_to_prefix /${mdl_pkgconfig_dir} /)
+string(REGEX REPLACE "/$" "" mdl_pc_to_prefix "${mdl_pc_to_prefix}")
+configure_file(${CMAKE_CURRENT_LIST_DIR}/mdl.pc.in ${PROJECT_BINARY_DIR}/mdl.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/mdl.pc DESTINATION ${mdl_pkgconfig_dir})

@@ -1,0 +1,331 @@
+// `mdl sweep` as a user runs it: the grid, the per-run and summary CSVs, failures as rows,
+// the same files from any number of threads (and MPI ranks, when built with MPI).
+#include <array>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int status = -1;
+    std::string output; // stdout and stderr
+};
+
+Result run_command(const std::string& command) {
+    Result r;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer{};
+    std::size_t n = 0;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+        r.output.append(buffer.data(), n);
+    }
+    int status = pclose(pipe);
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+}
+
+Result mdl(const std::string& arguments) {
+    return run_command(std::string(MDL_EXECUTABLE) + " " + arguments);
+}
+
+std::string model(const std::string& name) {
+    return std::string(MDL_SOURCE_DIR) + "/models/" + name;
+}
+
+// A fresh output directory under the build tree.
+std::string directory(const std::string& name) {
+    fs::path dir = fs::path(MDL_BINARY_DIR) / "tests" / "cli" / "sweep" / name;
+    fs::remove_all(dir);
+    return dir.string();
+}
+
+std::string read_file(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// RFC 4180 fields of one line.
+std::vector<std::string> fields(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+            out.back() += '"';
+            ++i;
+        } else if (c == '"') {
+            quoted = !quoted;
+        } else if (c == ',' && !quoted) {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+// A CSV file as text cells, looked up by column name.
+struct Table {
+    std::vector<std::string> header;
+    std::vector<std::vector<std::string>> rows;
+
+    explicit Table(const fs::path& path) {
+        std::stringstream in(read_file(path));
+        std::string line;
+        REQUIRE(std::getline(in, line));
+        header = fields(line);
+        while (std::getline(in, line)) {
+            rows.push_back(fields(line));
+            REQUIRE(rows.back().size() == header.size());
+        }
+    }
+    std::size_t column(const std::string& name) const {
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            if (header[i] == name) {
+                return i;
+            }
+        }
+        FAIL("no column " << name);
+        return 0;
+    }
+    const std::string& text(std::size_t row, const std::string& name) const {
+        return rows.at(row).at(column(name));
+    }
+    double number(std::size_t row, const std::string& name) const {
+        return std::stod(text(row, name));
+    }
+};
+
+// The summary without its timing column: what must not depend on threads or ranks.
+std::string without_seconds(const fs::path& summary) {
+    Table t(summary);
+    std::size_t seconds = t.column("seconds");
+    std::string out;
+    auto line = [&](const std::vector<std::string>& cells) {
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            if (i != seconds) {
+                out += cells[i] + (i + 1 < cells.size() ? "," : "\n");
+            }
+        }
+    };
+    line(t.header);
+    for (const auto& row : t.rows) {
+        line(row);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("mdl sweep runs the grid in order and each run matches the exact solution") {
+    std::string out = directory("harmonic");
+    // m q'' = -k q, m = 2, from q0 at rest: q(t) = q0 cos(sqrt(k/2) t)
+    Result r =
+        mdl("sweep " + model("harmonic_oscillator.mdl") +
+            " -m verlet --stop 1 --step 1e-3 --every 100 -p k=2,8,18 -p q0=1,0.5 -j 2 -o " + out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("mdl sweep: 6 runs of HarmonicOscillator (6 ok, 0 failed, 0 not "
+                        "started) on 2 threads") != std::string::npos);
+    Table summary(fs::path(out) / "summary.csv");
+    CHECK(summary.header == std::vector<std::string>{"run", "k", "q0", "status", "time", "q",
+                                                     "der(q)", "max_abs(q)", "steps", "rejected",
+                                                     "micro_steps", "force_evaluations", "rows",
+                                                     "seconds", "file", "message"});
+    REQUIRE(summary.rows.size() == 6);
+    const double k[] = {2, 2, 8, 8, 18, 18}, q0[] = {1, 0.5, 1, 0.5, 1, 0.5};
+    for (std::size_t i = 0; i < 6; ++i) {
+        INFO("run " << i);
+        CHECK(summary.text(i, "run") == std::to_string(i));
+        CHECK(summary.number(i, "k") == k[i]); // the last -p varies fastest
+        CHECK(summary.number(i, "q0") == q0[i]);
+        CHECK(summary.text(i, "status") == "ok");
+        CHECK(summary.text(i, "message").empty());
+        CHECK(summary.number(i, "time") == 1.0);
+        const double w = std::sqrt(k[i] / 2);
+        // Verlet: error ~ (w h)^2 w t q0 / 24 <= 1.2e-6
+        CHECK(std::fabs(summary.number(i, "q") - q0[i] * std::cos(w)) < 2e-6);
+        CHECK(std::fabs(summary.number(i, "der(q)") + q0[i] * w * std::sin(w)) < 1e-5);
+        CHECK(summary.number(i, "max_abs(q)") == q0[i]); // at t = 0, w t <= 3 < pi
+        CHECK(summary.text(i, "steps") == "1000");
+        CHECK(summary.text(i, "rows") == "11");
+        // the trajectory's last row is the summary's final state, digit for digit
+        std::string file = summary.text(i, "file");
+        CHECK(file == "run_00" + std::to_string(i) + ".csv");
+        Table trajectory(fs::path(out) / file);
+        REQUIRE(trajectory.rows.size() == 11);
+        CHECK(trajectory.rows.back() == std::vector<std::string>{summary.text(i, "time"),
+                                                                 summary.text(i, "q"),
+                                                                 summary.text(i, "der(q)")});
+    }
+}
+
+TEST_CASE("ranges expand to exact end points and the energy drift is reported") {
+    std::string out = directory("pendulum");
+    Result r = mdl("sweep " + model("pendulum.mdl") +
+                   " -m verlet --stop 2 --step 1e-3 -p phi0=0.5:1:lin:3 -p "
+                   "l=1e-1:1e1:log:3 --summary-only -q -o " +
+                   out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.empty()); // --quiet
+    CHECK_FALSE(fs::exists(fs::path(out) / "run_000.csv"));
+    Table summary(fs::path(out) / "summary.csv");
+    REQUIRE(summary.rows.size() == 9);
+    const char* phi0[] = {"0.5", "0.5", "0.5", "0.75", "0.75", "0.75", "1", "1", "1"};
+    const char* l[] = {"0.1", "1", "10", "0.1", "1", "10", "0.1", "1", "10"};
+    for (std::size_t i = 0; i < 9; ++i) {
+        INFO("run " << i);
+        CHECK(summary.text(i, "phi0") == phi0[i]);
+        CHECK(summary.text(i, "l") == l[i]);
+        // E = m l^2/2 phi'^2 - m g l cos(phi) is conserved by Verlet to O(h^2), m = 1
+        double scale = 9.81 * summary.number(i, "l");
+        CHECK(summary.number(i, "energy_drift") < 2e-4 * scale);
+        CHECK(summary.number(i, "energy_drift") > 0);
+        // released at rest: |phi| <= phi0 up to Verlet's error
+        CHECK(summary.number(i, "max_abs(phi)") == Approx(summary.number(i, "phi0")).margin(1e-5));
+    }
+}
+
+TEST_CASE("constrained runs report the largest constraint residual") {
+    std::string out = directory("double_pendulum");
+    Result r = mdl("sweep " + model("double_pendulum.mdl") +
+                   " -m rattle --stop 0.002 --step 1e-6 --constraint-tol 1e-14 -p "
+                   "omega=1e3,2e3 --summary-only -q -o " +
+                   out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    Table summary(fs::path(out) / "summary.csv");
+    REQUIRE(summary.rows.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        CHECK(summary.text(i, "status") == "ok");
+        CHECK(summary.number(i, "max_abs_residual") < 1e-14);
+        CHECK(summary.text(i, "rows") == "2001");
+    }
+    CHECK(summary.text(0, "b1.x") != summary.text(1, "b1.x")); // the vibration matters
+}
+
+TEST_CASE("a run that fails numerically is a row with its message, not a failed sweep") {
+    std::string out = directory("failure");
+    // Verlet is unstable for w h > 2: k = 1e8, m = 2 gives w h = 7.1
+    Result r = mdl("sweep " + model("harmonic_oscillator.mdl") +
+                   " -m verlet --stop 1 --step 1e-3 -p k=8,1e8,2 -j 3 -o " + out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("mdl sweep: run 1 (k = 100000000) failed: verlet: non-finite value at "
+                        "t = ") != std::string::npos);
+    CHECK(r.output.find("(2 ok, 1 failed, 0 not started)") != std::string::npos);
+    Table summary(fs::path(out) / "summary.csv");
+    REQUIRE(summary.rows.size() == 3);
+    CHECK(summary.text(0, "status") == "ok");
+    CHECK(summary.text(2, "status") == "ok");
+    CHECK(summary.text(1, "status") == "failed");
+    CHECK(summary.text(1, "message").find("non-finite value at t = ") != std::string::npos);
+    CHECK(summary.text(1, "steps").empty()); // no statistics from a failed run
+    double t = summary.number(1, "time");    // the last finite state written
+    CHECK(t > 0.1);
+    CHECK(t < 1.0);
+    CHECK(std::isfinite(summary.number(1, "q")));
+}
+
+TEST_CASE("threads change the timing column only") {
+    std::string one = directory("jobs1"), three = directory("jobs3");
+    std::string args =
+        "sweep " + model("kapitza.mdl") + " --stop 0.25 -p omega=1e3:1e8:log:6 -p vmax=1,4 -q -o ";
+    Result a = mdl(args + one + " -j 1"), b = mdl(args + three + " -j 3");
+    REQUIRE(a.status == 0);
+    REQUIRE(b.status == 0);
+    Table summary(fs::path(one) / "summary.csv");
+    REQUIRE(summary.rows.size() == 12);
+    const char* omega[] = {"1000", "10000", "1e+05", "1e+06", "1e+07", "1e+08"}; // shortest text
+    for (std::size_t i = 0; i < 12; ++i) {
+        CHECK(summary.text(i, "omega") == omega[i / 2]);
+        CHECK(summary.text(i, "micro_steps") != "");
+    }
+    CHECK(without_seconds(fs::path(one) / "summary.csv") ==
+          without_seconds(fs::path(three) / "summary.csv"));
+    for (std::size_t i = 0; i < 12; ++i) {
+        std::string file = summary.text(i, "file");
+        CHECK(read_file(fs::path(one) / file) == read_file(fs::path(three) / file));
+    }
+}
+
+TEST_CASE("bad sweeps get a one-line error naming the flag") {
+    std::string m = model("harmonic_oscillator.mdl"), out = directory("errors");
+    Result no_output = mdl("sweep " + m + " -p k=1,2");
+    CHECK(no_output.status == 2);
+    CHECK(no_output.output.find("--output is required") != std::string::npos);
+    Result range = mdl("sweep " + m + " -p k=1:2:log -o " + out);
+    CHECK(range.status == 2);
+    CHECK(range.output.find("-p k=1:2:log: a range is lo:hi:lin:N or lo:hi:log:N") !=
+          std::string::npos);
+    Result log = mdl("sweep " + m + " -p k=0:2:log:3 -o " + out);
+    CHECK(log.status == 2);
+    CHECK(log.output.find("a log range needs positive bounds") != std::string::npos);
+    Result number = mdl("sweep " + m + " -p k=1,x -o " + out);
+    CHECK(number.status == 2);
+    CHECK(number.output.find("-p k=1,x: 'x' is not a number") != std::string::npos);
+    Result twice = mdl("sweep " + m + " -p k=1 -p k=2 -o " + out);
+    CHECK(twice.status == 2);
+    CHECK(twice.output.find("-p k: the parameter is given twice") != std::string::npos);
+    Result unknown = mdl("sweep " + m + " -p q00=1 -o " + out);
+    CHECK(unknown.status == 2);
+    CHECK(unknown.output.find("-p q00: model 'HarmonicOscillator' has no parameter 'q00'; did "
+                              "you mean 'q0'?") != std::string::npos);
+    // a method that cannot run the model: every run fails to start
+    Result method = mdl("sweep " + model("double_pendulum.mdl") + " -m rk4 -p omega=1,2 -o " + out);
+    CHECK(method.status == 2);
+    CHECK(method.output.find("mdl sweep: error: every run failed to start; run 0 (omega = 1): ") !=
+          std::string::npos);
+    Result file = mdl("sweep " + m + " -p k=1 -o /proc/no/such/dir");
+    CHECK(file.status == 2);
+    CHECK(file.output.find("--output: cannot create the directory '/proc/no/such/dir'") !=
+          std::string::npos);
+}
+
+#ifdef MDL_MPIEXEC
+TEST_CASE("mpirun -np 2 mdl sweep writes the same files as the threaded sweep") {
+    std::string threads = directory("mpi_threads"), dynamic = directory("mpi_dynamic"),
+                blocks = directory("mpi_static");
+    std::string args = " sweep " + model("harmonic_oscillator.mdl") +
+                       " -m verlet --stop 1 --step 1e-3 --every 50 -p k=8,1e8,2,18,0.5 -p "
+                       "q0=1,-0.25 -q -o ";
+    Result a = mdl(args + threads + " -j 2");
+    REQUIRE(a.status == 0);
+    // root in CI containers; more ranks than cores is fine
+    std::string mpirun = std::string("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ") +
+                         MDL_MPIEXEC + " -np 2 --oversubscribe " + MDL_EXECUTABLE;
+    Result b = run_command(mpirun + args + dynamic + " -j 2 --distribute dynamic");
+    INFO(b.output);
+    REQUIRE(b.status == 0);
+    Result c = run_command(mpirun + args + blocks + " -j 1 --distribute static");
+    INFO(c.output);
+    REQUIRE(c.status == 0);
+    Table summary(fs::path(threads) / "summary.csv");
+    REQUIRE(summary.rows.size() == 10);
+    CHECK(summary.text(2, "status") == "failed"); // k = 1e8: rows of failures travel too
+    std::string expected = without_seconds(fs::path(threads) / "summary.csv");
+    CHECK(without_seconds(fs::path(dynamic) / "summary.csv") == expected);
+    CHECK(without_seconds(fs::path(blocks) / "summary.csv") == expected);
+    for (std::size_t i = 0; i < 10; ++i) {
+        std::string file = summary.text(i, "file");
+        std::string run = read_file(fs::path(threads) / file);
+        CHECK(read_file(fs::path(dynamic) / file) == run);
+        CHECK(read_file(fs::path(blocks) / file) == run);
+    }
+}
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The installed package as a user gets it: `cmake --install` of this build into a fresh
+# prefix, then examples/installed_host configured with find_package(mdl) against that prefix
+# only, built and run, and the C host compiled with `pkg-config --cflags --libs mdl`.
+# Settings come from the environment (tests/install/CMakeLists.txt sets them):
+#   MDL_SOURCE_DIR MDL_BINARY_DIR WORK LIBDIR CMAKE GENERATOR MAKE_PROGRAM CC CXX
+#   BUILD_TYPE EXTRA_FLAGS (compile and link flags of both builds, e.g. the sanitizers')
+set -euo pipefail
+
+step() { echo "== $*"; }
+fail() { echo "installed_package_test: FAIL: $*" >&2; exit 1; }
+
+prefix="$WORK/prefix"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+step "cmake --install $MDL_BINARY_DIR --prefix $prefix"
+"$CMAKE" --install "$MDL_BINARY_DIR" --prefix "$prefix" >"$WORK/install.log" ||
+  { cat "$WORK/install.log"; fail "cmake --install failed"; }
+for f in bin/mdl "$LIBDIR/libmdl.so" include/mdl/mdl.h include/mdl/mdl/compiled_model.hpp \
+  include/mdl/codegen/kernel_abi.h "$LIBDIR/cmake/mdl/mdlConfig.cmake" \
+  "$LIBDIR/cmake/mdl/mdlConfigVersion.cmake" "$LIBDIR/cmake/mdl/mdlTargets.cmake" \
+  "$LIBDIR/pkgconfig/mdl.pc"; do
+  test -e "$prefix/$f" || fail "not installed: $f"
+done
+# Only mdl's API is exported: nothing of LLVM or fmt, no function of the compiler's stages
+# (weak instantiations the API's own objects make of internal types are tolerated), and a
+# few hundred symbols at most where the stages alone define thousands.
+symbols=$(nm -DC --defined-only "$prefix/$LIBDIR/libmdl.so")
+leaked=$(echo "$symbols" | grep -E " (llvm::|fmt::)|^[0-9a-f]+ [TDBR] mdl::(source|parse|ast|check|symbolic|codegen)::" |
+  head -5 || true)
+test -z "$leaked" || fail "libmdl.so exports internal symbols:
+$leaked"
+count=$(echo "$symbols" | wc -l)
+test "$count" -lt 400 || fail "libmdl.so exports $count symbols (--exclude-libs lost?)"
+
+model="$MDL_SOURCE_DIR/models/harmonic_oscillator.mdl"
+step "installed mdl check"
+"$prefix/bin/mdl" check -q "$model"
+
+step "examples/installed_host with find_package(mdl), CMAKE_PREFIX_PATH=$prefix"
+# Nothing but the prefix: no package registry, no system-wide mdl.
+"$CMAKE" -S "$MDL_SOURCE_DIR/examples/installed_host" -B "$WORK/host" -G "$GENERATOR" \
+  -DCMAKE_MAKE_PROGRAM="$MAKE_PROGRAM" -DCMAKE_C_COMPILER="$CC" -DCMAKE_CXX_COMPILER="$CXX" \
+  -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  -DCMAKE_C_FLAGS="$EXTRA_FLAGS" -DCMAKE_CXX_FLAGS="$EXTRA_FLAGS" \
+  -DCMAKE_EXE_LINKER_FLAGS="$EXTRA_FLAGS" >"$WORK/configure.log" ||
+  { cat "$WORK/configure.log"; fail "configuring examples/installed_host failed"; }
+grep -F -- "-- mdl 0.1.0: $prefix/$LIBDIR/cmake/mdl" "$WORK/configure.log" ||
+  { cat "$WORK/configure.log"; fail "find_package(mdl) did not use $prefix"; }
+"$CMAKE" --build "$WORK/host" >"$WORK/build.log" ||
+  { cat "$WORK/build.log"; fail "building examples/installed_host failed"; }
+# The programs must not have been compiled against the source tree's headers.
+if grep -F -- "$MDL_SOURCE_DIR/compiler" "$WORK/host/build.ninja"; then
+  fail "examples/installed_host uses the source tree's include directories"
+fi
+"$WORK/host/cpp_host" "$model"
+"$WORK/host/c_host" "$model"
+
+step "C host with pkg-config --cflags --libs mdl"
+export PKG_CONFIG_PATH="$prefix/$LIBDIR/pkgconfig"
+test "$(pkg-config --variable=pcfiledir mdl)" = "$prefix/$LIBDIR/pkgconfig" ||
+  fail "pkg-config found another mdl.pc: $(pkg-config --variable=pcfiledir mdl)"
+flags=$(pkg-config --cflags --libs mdl)
+echo "pkg-config: $flags"
+# shellcheck disable=SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror $EXTRA_FLAGS "$MDL_SOURCE_DIR/examples/c_host/main.c" \
+  $flags -lm -Wl,-rpath,"$prefix/$LIBDIR" -o "$WORK/c_host_pkgconfig"
+"$WORK/c_host_pkgconfig" "$model"
+echo "installed_package_test: OK"
