@@ -60,6 +60,18 @@ struct KernelCaseName {
 bool register_kernel_benchmarks(std::ostream& err);
 const std::vector<KernelCaseName>& kernel_cases();
 
+// ---- multiscale against direct integration (multiscale_bench.cpp) -------------------------
+
+struct MultiscaleSettings {
+    double cap_seconds = 30.0; // a direct run estimated to take longer is not run
+    int repetitions = 5;       // of the runs shorter than 0.5 s (0.2 s minimum time each)
+    int long_repetitions = 3;  // of the longer ones (one iteration each)
+};
+
+// Tunes every method on the Kapitza pendulum to error ~1e-3 at omega = 1e3 ... 1e8 (progress on
+// `log`) and registers multiscale/<method>/omega:<w>. False (after saying why) on failure.
+bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ostream& log);
+
 // ---- summary (summary.cpp) ---------------------------------------------------------------
 
 // The median over repetitions of one benchmark, in nanoseconds per iteration.
@@ -80,5 +92,11 @@ struct ColdCompiles {
 // The compile and kernel tables, as Markdown.
 std::string summary_markdown(const Results& results, const ColdCompiles& cold,
                              const std::vector<ModelSource>& models);
+
+// The multiscale tables of error, force evaluations, wall time and cost ratios (Markdown,
+// multiscale_bench.cpp); with a prefix, also <prefix>-time.csv and <prefix>-evaluations.csv
+// (omega and a column per method) for the plot. Empty when those benchmarks were not
+// registered.
+std::string multiscale_markdown(const Results& results, const std::string& csv_prefix);
 
 } // namespace mdl::bench

@@ -3,6 +3,9 @@
 //   --mdl_markdown=FILE        also write the summary tables to FILE (bench/run-report)
 //   --mdl_cold_repetitions=N   fresh processes per model for the cold compile figure (5; 0 = none)
 //   --mdl_cold_compile=PATH    internal: compile PATH once, print the times, exit
+//   --mdl_multiscale_markdown=FILE  write the multiscale tables (multiscale_bench.cpp) to FILE
+//   --mdl_multiscale_csv=PREFIX     and the plot data to PREFIX-time.csv, PREFIX-evaluations.csv
+//   --mdl_multiscale_cap=SECONDS    direct runs estimated to take longer are not run (30)
 #include "bench.hpp"
 
 #include "source/source_file.hpp"
@@ -16,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string_view>
 #include <unistd.h>
@@ -200,6 +204,21 @@ std::optional<CompileTimes> compile_in_fresh_process(const std::string& path) {
     return std::nullopt;
 }
 
+// Whether --benchmark_filter selects the multiscale benchmarks (their calibration takes a
+// minute or more, so it is skipped when they would not run).
+bool multiscale_selected() {
+    std::string filter = benchmark::GetBenchmarkFilter();
+    if (filter.empty() || filter == "all") {
+        return true;
+    }
+    const bool negative = filter.front() == '-';
+    if (negative) {
+        filter.erase(0, 1);
+    }
+    const bool match = std::regex_search("multiscale/hmm-simple/omega:1e6", std::regex(filter));
+    return match != negative;
+}
+
 } // namespace
 
 } // namespace mdl::bench
@@ -208,7 +227,8 @@ std::optional<CompileTimes> compile_in_fresh_process(const std::string& path) {
 // registered at static initialisation and run with the others.
 int main(int argc, char** argv) {
     using namespace mdl::bench;
-    std::string markdown_path;
+    std::string markdown_path, multiscale_markdown_path, multiscale_csv_prefix;
+    MultiscaleSettings multiscale;
     int cold_repetitions = 5;
     std::vector<char*> args{argv[0]};
     for (int i = 1; i < argc; ++i) {
@@ -225,6 +245,12 @@ int main(int argc, char** argv) {
             }
         } else if (auto file = flag_value(arg, "--mdl_markdown")) {
             markdown_path = std::string(*file);
+        } else if (auto tables = flag_value(arg, "--mdl_multiscale_markdown")) {
+            multiscale_markdown_path = std::string(*tables);
+        } else if (auto prefix = flag_value(arg, "--mdl_multiscale_csv")) {
+            multiscale_csv_prefix = std::string(*prefix);
+        } else if (auto cap = flag_value(arg, "--mdl_multiscale_cap")) {
+            multiscale.cap_seconds = std::stod(std::string(*cap));
         } else if (auto count = flag_value(arg, "--mdl_cold_repetitions")) {
             cold_repetitions = std::stoi(std::string(*count));
         } else {
@@ -259,14 +285,27 @@ int main(int argc, char** argv) {
     if (!register_kernel_benchmarks(std::cerr)) {
         return 1;
     }
+    if (multiscale_selected() && !register_multiscale_benchmarks(multiscale, std::cerr)) {
+        return 1;
+    }
 
     CollectingReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Defaults
                                                       : benchmark::ConsoleReporter::OO_Tabular);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
 
-    const std::string summary = summary_markdown(reporter.results(), cold, models);
-    std::cout << "\n" << summary << std::flush;
+    const Results results = reporter.results();
+    const std::string summary = summary_markdown(results, cold, models);
+    const std::string multiscale_summary = multiscale_markdown(results, multiscale_csv_prefix);
+    std::cout << "\n" << summary << "\n" << multiscale_summary << std::flush;
+    if (!multiscale_markdown_path.empty()) {
+        std::ofstream out(multiscale_markdown_path);
+        out << multiscale_summary;
+        if (!out) {
+            std::cerr << "mdl_bench: cannot write " << multiscale_markdown_path << "\n";
+            return 1;
+        }
+    }
     if (!markdown_path.empty()) {
         std::ofstream out(markdown_path);
         out << summary;

@@ -4,14 +4,14 @@
 #include "runtime/numerical_failure.hpp"
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 #include <vector>
 
 namespace mdl::runtime {
 
 namespace {
 
-constexpr std::array<MethodInfo, 9> table{{
+constexpr MethodInfo table[] = {
     {Method::verlet, "verlet", "velocity Verlet, symplectic, order 2", false, false, false, true},
     {Method::leapfrog, "leapfrog", "leapfrog (drift-kick-drift), symplectic, order 2", false, false,
      false, true},
@@ -27,7 +27,31 @@ constexpr std::array<MethodInfo, 9> table{{
      false, true, false, true},
     {Method::galpha, "galpha", "generalized-alpha (Chung-Hulbert, rho_inf), implicit, order 2",
      false, true, false, true},
-}};
+#if MDL_HAVE_SUNDIALS
+    // SUNDIALS CVODE (runtime/integrators/cvode.hpp), only in builds that found it.
+    {Method::cvode_adams, "cvode-adams",
+     "SUNDIALS CVODE Adams-Moulton, orders 1-12, non-stiff, rtol/atol", true, false, true, true},
+    {Method::cvode_bdf, "cvode-bdf",
+     "SUNDIALS CVODE BDF, orders 1-5, stiff, Newton with the model's Jacobian, rtol/atol", true,
+     false, true, true},
+#endif
+};
+
+// What info() answers for a method this build does not have (cvode-* without SUNDIALS).
+constexpr MethodInfo absent_cvode_adams{Method::cvode_adams,
+                                        "cvode-adams",
+                                        "not available: built without SUNDIALS",
+                                        true,
+                                        false,
+                                        true,
+                                        true};
+constexpr MethodInfo absent_cvode_bdf{Method::cvode_bdf,
+                                      "cvode-bdf",
+                                      "not available: built without SUNDIALS",
+                                      true,
+                                      false,
+                                      true,
+                                      true};
 
 } // namespace
 
@@ -36,8 +60,12 @@ std::span<const MethodInfo> methods() {
 }
 
 const MethodInfo& info(Method method) {
-    return *std::find_if(table.begin(), table.end(),
-                         [&](const MethodInfo& m) { return m.method == method; });
+    const auto* found = std::find_if(std::begin(table), std::end(table),
+                                     [&](const MethodInfo& m) { return m.method == method; });
+    if (found != std::end(table)) {
+        return *found;
+    }
+    return method == Method::cvode_adams ? absent_cvode_adams : absent_cvode_bdf;
 }
 
 std::optional<Method> find_method(std::string_view name) {

@@ -13,7 +13,21 @@
 
 namespace mdl::runtime {
 
-enum class Method { verlet, leapfrog, stormer, rk4, dopri5, shake, rattle, newmark, galpha };
+// cvode_adams and cvode_bdf exist only in builds with SUNDIALS (runtime/integrators/cvode.hpp):
+// methods() lists them only then.
+enum class Method {
+    verlet,
+    leapfrog,
+    stormer,
+    rk4,
+    dopri5,
+    shake,
+    rattle,
+    newmark,
+    galpha,
+    cvode_adams,
+    cvode_bdf
+};
 
 struct MethodInfo {
     Method method;
@@ -42,8 +56,11 @@ Method default_method(const Model& model);
 struct RunSettings {
     Method method = Method::verlet;
     double stop_time = 1.0;
-    // Fixed-step methods: the step. dopri5: the output interval (0: every accepted step).
+    // Fixed-step methods: the step. dopri5, cvode-*: the output interval (0: every accepted
+    // step).
     double step = 1e-3;
+    // Adaptive methods: dopri5's options; cvode-* take rtol, atol, initial_step, max_step and
+    // max_steps from here.
     Dopri5Options adaptive = {};
     double rho_inf = 0.9;           // galpha
     SolverOptions solver = {};      // Newton and fixed-point tolerances

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "runtime/integrate.hpp"
+#include "runtime/integrators/cvode.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/generalized_alpha.hpp"
 #include "runtime/integrators/leapfrog.hpp"
@@ -49,6 +50,23 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
         auto stats =
             integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
         stats.force_evaluations = stepper.force().evaluations();
+        return stats;
+    }
+    case Method::cvode_adams:
+    case Method::cvode_bdf: {
+        // SUNDIALS drives its own steps; the observer is called once per output, through
+        // std::function (not per right-hand side).
+        CvodeOptions options;
+        options.rtol = settings.adaptive.rtol;
+        options.atol = settings.adaptive.atol;
+        options.initial_step = settings.adaptive.initial_step;
+        options.max_step = settings.adaptive.max_step;
+        options.max_steps = settings.adaptive.max_steps;
+        auto stats = integrate_cvode(
+            model, state,
+            settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,
+            settings.stop_time, settings.step, [&observer](const State& s) { observer(s); });
+        detail::finish(observer, state);
         return stats;
     }
     }

@@ -1,4 +1,5 @@
 #include "runtime/integrate.hpp"
+#include "runtime/integrators/cvode.hpp"
 #include "runtime/integrators/rattle.hpp"
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/methods.hpp"
@@ -95,7 +96,7 @@ TEST_CASE("methods are found by name, with suggestions for typos") {
     CHECK(find_method("generalized-alpha") == Method::galpha);
     CHECK_FALSE(find_method("rk5").has_value());
     CHECK(unknown_method_message("rk5").rfind("unknown method 'rk5'; did you mean 'rk4'?", 0) == 0);
-    CHECK(methods().size() == 9);
+    CHECK(methods().size() == (cvode_available() ? 11 : 9)); // cvode-adams, cvode-bdf
 }
 
 TEST_CASE("each method states what it cannot integrate, before the first step") {
@@ -134,7 +135,8 @@ TEST_CASE("run() integrates with any method chosen by name to the same solution"
         CHECK(std::abs(s.q[0] - std::cos(2.0)) < 1e-6);
         CHECK(outputs == stats.outputs);
         CHECK(outputs == 2001); // every 1e-3, dense output for dopri5
-        CHECK(stats.force_evaluations >= (m.adaptive ? 6 * stats.steps : stats.steps));
+        CHECK(stats.force_evaluations >=
+              (m.method == Method::dopri5 ? 6 * stats.steps : stats.steps));
     }
     const Model pendulum = cartesian_pendulum(1.0, 1.0, 1.0);
     for (Method method : {Method::shake, Method::rattle, Method::newmark, Method::galpha}) {
