@@ -83,7 +83,15 @@ TEST_CASE("Table 1: RK4 macro steps H = 1/32, w2 = 200 ... 2000", "[stiff]") {
 
 TEST_CASE("Table 1: RK4 macro steps H = 1/32, w2 = 5000 ... 20000", "[stiff]") {
     Springs s("stiff_springs.mdl");
-    check_rows(reproduce_stiff_table_1(s.model, s.start_for(), {5000, 10000, 20000}, false));
+#if defined(__SANITIZE_ADDRESS__)
+    // Under the sanitizers the reference integrations of the stiffest cases (millions of
+    // DOPRI5 steps) take over ten minutes; the same code runs here at w2 = 5000, and all three
+    // rows are checked by the ordinary build and by `mdl reproduce stiff`.
+    const std::vector<double> w2 = {5000};
+#else
+    const std::vector<double> w2 = {5000, 10000, 20000};
+#endif
+    check_rows(reproduce_stiff_table_1(s.model, s.start_for(), w2, false));
 }
 
 TEST_CASE("Table 2: HMM macro steps do not depend on w2, direct steps grow like w2", "[stiff]") {
