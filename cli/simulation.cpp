@@ -76,6 +76,34 @@ runtime::CsvWriter csv_writer(std::ostream& out, const runtime::Model& model,
     return runtime::CsvWriter(out, model, csv_options);
 }
 
+runtime::IntegrationStats integration_of(const runtime::IntegrationStats& stats) {
+    return stats;
+}
+template <class Stats>
+runtime::IntegrationStats integration_of(const Stats& stats) {
+    return stats.integration();
+}
+
+// What every method shares: the start state, the CSV, the observer, the wall time and the
+// counts of the result. `integrate(state, observer)` runs the method and returns its stats.
+template <class Integrate>
+auto run_into(SimulationResult& r, const CompiledModel& compiled, const runtime::Model& model,
+              const SimulationSettings& o, std::ostream& out, const ProgressCallback& progress,
+              Integrate integrate) {
+    runtime::State state = initial_state(compiled, model, r.start);
+    runtime::CsvWriter csv = csv_writer(out, model, o);
+    Observer observer{csv, progress, r.final_state};
+    auto began = Clock::now();
+    auto stats = integrate(state, observer);
+    r.seconds = seconds_since(began);
+    const runtime::IntegrationStats counts = integration_of(stats);
+    r.steps = counts.steps;
+    r.rejected = counts.rejected;
+    r.force_evaluations = counts.force_evaluations;
+    r.rows = csv.rows();
+    return stats;
+}
+
 SimulationResult run_classical(const SimulationSettings& o, const CompiledModel& compiled,
                                const runtime::Model& model, const std::string& method_name,
                                std::ostream& out, const ProgressCallback& progress) {
@@ -100,16 +128,10 @@ SimulationResult run_classical(const SimulationSettings& o, const CompiledModel&
     if (!(settings.step > 0) && !info.adaptive) {
         throw std::invalid_argument(fmt::format("--step: must be positive, got {}", settings.step));
     }
-    runtime::State state = initial_state(compiled, model, r.start);
-    runtime::CsvWriter csv = csv_writer(out, model, o);
-    Observer observer{csv, progress, r.final_state};
-    auto began = Clock::now();
-    runtime::IntegrationStats stats = runtime::run(model, state, settings, observer);
-    r.seconds = seconds_since(began);
-    r.steps = stats.steps;
-    r.rejected = stats.rejected;
-    r.force_evaluations = stats.force_evaluations;
-    r.rows = csv.rows();
+    const runtime::IntegrationStats stats =
+        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+            return runtime::run(model, state, settings, observer);
+        });
     r.summary = fmt::format("{} with {}: t = {} to {}, {} steps{}, {} rows, {:.3f} s",
                             compiled.name(), info.name, r.start, r.stop, stats.steps,
                             info.adaptive ? fmt::format(" ({} rejected)", stats.rejected) : "",
@@ -157,16 +179,11 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
         throw std::invalid_argument(
             fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
     }
-    runtime::State state = initial_state(compiled, model, r.start);
-    runtime::CsvWriter csv = csv_writer(out, model, o);
-    Observer observer{csv, progress, r.final_state};
-    auto began = Clock::now();
-    ms::HmmStats stats = ms::run_hmm(model, state, options, observer);
-    r.seconds = seconds_since(began);
-    r.steps = stats.macro_steps;
+    const ms::HmmStats stats =
+        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+            return ms::run_hmm(model, state, options, observer);
+        });
     r.micro_steps = stats.micro_steps;
-    r.force_evaluations = stats.force_evaluations;
-    r.rows = csv.rows();
     bool half = options.force_even_in_phase && options.algorithm == ms::HmmAlgorithm::asynchronous;
     r.summary = fmt::format(
         "{} with {} ({}, {} filter{}): t = {} to {}, {} macro steps of {:g}, {} micro-steps (h = "
@@ -227,17 +244,11 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     }
     options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
-    runtime::State state = initial_state(compiled, model, r.start);
-    runtime::CsvWriter csv = csv_writer(out, model, o);
-    Observer observer{csv, progress, r.final_state};
-    auto began = Clock::now();
-    ms::StroboscopicStats stats = ms::run_stroboscopic(model, state, options, observer);
-    r.seconds = seconds_since(began);
-    r.steps = stats.macro_steps;
-    r.rejected = stats.rejected_steps;
+    const ms::StroboscopicStats stats =
+        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+            return ms::run_stroboscopic(model, state, options, observer);
+        });
     r.micro_steps = stats.micro_steps;
-    r.force_evaluations = stats.force_evaluations;
-    r.rows = csv.rows();
     r.summary = fmt::format(
         "{} with strobo (order {}, {} macro, {} micro): t = {} to {}, {} macro steps{}, {} "
         "averaged fields, {} micro-steps (h = {:g}, {} per field), {} force evaluations, {}, "
@@ -316,17 +327,11 @@ SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel&
         o.reproject_every.value_or(compiled.number_setting("reproject_every", 0.0));
     options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
-    runtime::State state = initial_state(compiled, model, r.start);
-    runtime::CsvWriter csv = csv_writer(out, model, o);
-    Observer observer{csv, progress, r.final_state};
-    auto began = Clock::now();
-    ms::StiffHmmStats stats = ms::run_stiff_hmm(model, state, options, observer);
-    r.seconds = seconds_since(began);
-    r.steps = stats.macro_steps;
-    r.rejected = stats.rejected_steps;
+    const ms::StiffHmmStats stats =
+        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+            return ms::run_stiff_hmm(model, state, options, observer);
+        });
     r.micro_steps = stats.micro_steps;
-    r.force_evaluations = stats.force_evaluations;
-    r.rows = csv.rows();
     r.summary = fmt::format(
         "{} with hmm-stiff ({} macro, omega = {:g} from {}): t = {} to {}, {} macro steps "
         "accepted, {} rejected, {} averaged forces, {} projections, {} micro-steps (h = {:g}, {} "
