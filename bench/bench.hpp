@@ -72,6 +72,16 @@ struct MultiscaleSettings {
 // `log`) and registers multiscale/<method>/omega:<w>. False (after saying why) on failure.
 bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ostream& log);
 
+// ---- the multiscale inner loop (micro_step_bench.cpp) -------------------------------------
+
+// micro_step/<case>/paired: one micro step of a force estimate against one JIT force call.
+struct MicroStepCaseName {
+    std::string benchmark;
+    std::string description;
+};
+void register_micro_step_benchmarks();
+std::vector<MicroStepCaseName> micro_step_cases();
+
 // ---- summary (summary.cpp) ---------------------------------------------------------------
 
 // The median over repetitions of one benchmark, in nanoseconds per iteration.

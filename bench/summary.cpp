@@ -154,6 +154,35 @@ std::string kernel_table(const Results& results) {
     return out;
 }
 
+// The multiscale inner loop: micro step against force call (micro_step_bench.cpp).
+std::string micro_step_table(const Results& results) {
+    constexpr double target = 1.5;
+    std::string out;
+    std::size_t rows = 0, met = 0;
+    for (const MicroStepCaseName& c : micro_step_cases()) {
+        const Measurement* m = find(results, c.benchmark);
+        if (m == nullptr) {
+            continue;
+        }
+        const double ratio = counter(*m, "micro_over_force");
+        out += fmt::format("| {} | {:.0f} | {} | {} | **{:.2f}** | {} | {} | {:.2f} |\n",
+                           c.description, counter(*m, "micro_steps"), ns(counter(*m, "force_ns")),
+                           ns(counter(*m, "micro_step_ns")), ratio, ratio < target ? "yes" : "no",
+                           ns(counter(*m, "generic_step_ns")), counter(*m, "generic_over_force"));
+        ++rows;
+        met += ratio < target ? 1 : 0;
+    }
+    if (rows == 0) {
+        return "";
+    }
+    return "| estimate | micro steps per estimate | JIT force call [ns] | micro step [ns] | "
+           "**micro step / force call** | < 1.5 | generic Verlet loop: micro step [ns] | "
+           "generic / force call |\n|---|--:|--:|--:|--:|:-:|--:|--:|\n" +
+           out +
+           fmt::format("\n{} of {} estimates reach the target (micro step < {}x one force call).\n",
+                       met, rows, target);
+}
+
 } // namespace
 
 std::string summary_markdown(const Results& results, const ColdCompiles& cold,
@@ -166,6 +195,11 @@ std::string summary_markdown(const Results& results, const ColdCompiles& cold,
     const std::string kernels = kernel_table(results);
     if (!kernels.empty()) {
         out += "### Kernel time per call\n\n" + kernels + "\n";
+    }
+    const std::string micro = micro_step_table(results);
+    if (!micro.empty()) {
+        out += "### The multiscale inner loop: one micro step against one force call\n\n" + micro +
+               "\n";
     }
     std::size_t repetitions = 0;
     for (const auto& [name, m] : results) {

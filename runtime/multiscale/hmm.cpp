@@ -1,5 +1,7 @@
 #include "runtime/multiscale/hmm.hpp"
 
+#include "runtime/multiscale/micro_verlet.hpp"
+
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -51,6 +53,7 @@ HmmMacro parse_hmm_method(std::string_view name) {
 namespace {
 
 constexpr int enslaving_samples = 16;
+constexpr int harmonics = enslaving_samples / 2 - 1;
 
 void require(bool ok, std::string_view method, const std::string& reason) {
     if (!ok) {
@@ -109,6 +112,8 @@ struct HmmForceEstimator::Impl {
         weights = half ? filter.half_window_weights(n) : filter.full_window_weights(n);
         if (constrained) {
             shake = std::make_unique<Shake<ModelForce>>(m, o.solver);
+        } else if (MicroVerlet::supported(m)) {
+            fused = std::make_unique<MicroVerlet>(m);
         } else {
             verlet = std::make_unique<VelocityVerlet<ModelForce>>(m, o.solver);
         }
@@ -119,6 +124,8 @@ struct HmmForceEstimator::Impl {
         sum = a;
         dv = a;
         tmp = a;
+        ck.assign(harmonics + 1, Vector::Zero(n_pos));
+        sk = ck;
         theta = Vector::Zero(m.vibrations());
         kappa = Vector::Zero(m.constraints());
         lambda = kappa;
@@ -126,6 +133,21 @@ struct HmmForceEstimator::Impl {
     }
 
     ModelForce& force() { return shake ? shake->force() : verlet->force(); }
+
+    void set_phase_origin(const Vector& theta0) {
+        if (fused) {
+            fused->set_phase_origin(0.0, theta0);
+        } else {
+            force().set_phase_origin(0.0, theta0);
+        }
+    }
+    void use_model_phases() {
+        if (fused) {
+            fused->use_model_phases();
+        } else {
+            force().use_model_phases();
+        }
+    }
 
     std::size_t weight_index(std::size_t k, double direction) const {
         if (half) {
@@ -139,6 +161,38 @@ struct HmmForceEstimator::Impl {
         model->constraint_jacobian(q, G);
         tmp.noalias() = G.transpose() * multipliers;
         acc += model->inverse_mass().cwiseProduct(tmp);
+    }
+
+    // The micro-integration of velocity-independent forces: the fused loop (micro_verlet.hpp),
+    // the filter's sum accumulated as the steps go.
+    void sweep_fused() {
+        fused->start(start.t, start.q, start.v);
+        const auto n_pos = static_cast<std::size_t>(start.q.size());
+        double* total = sum.data();
+        const double w0 = weights[weight_index(0, 1.0)];
+        const double* a0 = fused->start_acceleration();
+        for (std::size_t i = 0; i < n_pos; ++i) {
+            total[i] += w0 * a0[i];
+        }
+        if (half) {
+            fused->sweep(h, n, [&](std::size_t k, const double*, const double*, const double* a_k) {
+                const double w = weights[k];
+                for (std::size_t i = 0; i < n_pos; ++i) {
+                    total[i] += w * a_k[i];
+                }
+            });
+            micro += n;
+            return;
+        }
+        fused->sweep_both(
+            h, n,
+            [&](std::size_t k, double direction, const double*, const double*, const double* a_k) {
+                const double w = weights[weight_index(k, direction)];
+                for (std::size_t i = 0; i < n_pos; ++i) {
+                    total[i] += w * a_k[i];
+                }
+            });
+        micro += 2 * n;
     }
 
     void sweep_unconstrained(double direction) {
@@ -179,9 +233,12 @@ struct HmmForceEstimator::Impl {
         model->phases(t, theta);
         const auto i = static_cast<Eigen::Index>(options.vibration);
         const double base = theta[i];
-        constexpr int harmonics = enslaving_samples / 2 - 1;
-        std::vector<Vector> ck(harmonics + 1, Vector::Zero(X.size()));
-        std::vector<Vector> sk = ck;
+        for (Vector& c : ck) {
+            c.setZero();
+        }
+        for (Vector& c : sk) {
+            c.setZero();
+        }
         for (int j = 0; j < enslaving_samples; ++j) {
             const double phi = 2.0 * std::numbers::pi * j / enslaving_samples;
             theta[i] = base + phi;
@@ -208,22 +265,24 @@ struct HmmForceEstimator::Impl {
             start.t = 0.0;
             start.v.setZero();
             theta.setZero();
-            force().set_phase_origin(0.0, theta);
+            set_phase_origin(theta);
         } else {
             enslaved_velocity(t, X, V); // theta = the model's phases at t
             start.v = V + dv;
             if (model->time_dependent()) {
                 start.t = t;
-                force().use_model_phases();
+                use_model_phases();
             } else {
                 // micro time measured from t_n: phases theta_n + omega tau with tau small, so
                 // the phase keeps its precision when omega t_n is large (omega = 1e8)
                 start.t = 0.0;
-                force().set_phase_origin(0.0, theta);
+                set_phase_origin(theta);
             }
         }
         sum.setZero();
-        if (!shake) {
+        if (fused) {
+            sweep_fused();
+        } else if (!shake) {
             force().acceleration(start.t, start.q, start.v, start.x, a);
             sum += weights[weight_index(0, 1.0)] * a;
             sweep_unconstrained(1.0);
@@ -250,8 +309,10 @@ struct HmmForceEstimator::Impl {
     std::size_t n = 0;
     bool half = false;
     std::vector<double> weights;
+    std::vector<Vector> ck, sk; // Fourier coefficients of the enslaving samples
     std::unique_ptr<VelocityVerlet<ModelForce>> verlet;
     std::unique_ptr<Shake<ModelForce>> shake;
+    std::unique_ptr<MicroVerlet> fused; // velocity-independent unconstrained forces
     State start, s;
     Vector a, acc, sum, dv, tmp, tmp_q, theta, kappa, lambda;
     Matrix G;
@@ -298,7 +359,9 @@ std::size_t HmmForceEstimator::micro_steps() const {
     return impl_->micro;
 }
 std::size_t HmmForceEstimator::force_evaluations() const {
-    return impl_->force().evaluations() + impl_->extra_evaluations;
+    const std::size_t micro =
+        impl_->fused ? impl_->fused->evaluations() : impl_->force().evaluations();
+    return micro + impl_->extra_evaluations;
 }
 std::size_t HmmForceEstimator::estimates() const {
     return impl_->estimates;

@@ -137,8 +137,8 @@ GridSolution averaged_limit_reference(const Model& kapitza_eps, const State& sta
     options.rtol = 1e-13;
     options.atol = 1e-14;
     options.max_steps = 0;
-    Dopri5<AveragedLimitField> dopri(kapitza_eps, AveragedLimitField{g / l, vmax * vmax / (2 * l * l)},
-                                     options);
+    Dopri5<AveragedLimitField> dopri(kapitza_eps,
+                                     AveragedLimitField{g / l, vmax * vmax / (2 * l * l)}, options);
     State Z = start;
     Z.v[0] = start.v[0] - shift * std::sin(start.q[0]);
     GridSolution out;
@@ -216,12 +216,11 @@ std::vector<StroboRow> reproduce_stroboscopic_tables(Model& kapitza_eps, const S
                 }
                 const bool q = wanted(order == 4 ? "q4" : "q2");
                 const bool p = order == 4 && wanted("p4");
-                if (!(std::string(t.table) == "q4" || std::string(t.table) == "q2") ||
-                    (!q && !p)) {
+                if (!(std::string(t.table) == "q4" || std::string(t.table) == "q2") || (!q && !p)) {
                     continue; // one run per (order, H) serves both q4 and p4
                 }
-                const StroboRun run = stroboscopic_error(kapitza_eps, start, order, t.H, eps,
-                                                         reference);
+                const StroboRun run =
+                    stroboscopic_error(kapitza_eps, start, order, t.H, eps, reference);
                 for (const PaperTable& u : paper_tables) {
                     if (u.order != order || std::abs(u.H - t.H) > 1e-15 || !wanted(u.table)) {
                         continue;

@@ -4,6 +4,7 @@
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/multiscale/filters.hpp"
+#include "runtime/multiscale/micro_verlet.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -67,6 +68,9 @@ struct StiffForceEstimator::Impl {
         a = Vector::Zero(m.positions());
         sum_q = a;
         sum_v = a;
+        if (MicroVerlet::supported(m)) {
+            fused = std::make_unique<MicroVerlet>(m);
+        }
     }
 
     void require_resolved(double t) const {
@@ -82,18 +86,30 @@ struct StiffForceEstimator::Impl {
         }
     }
 
-    // The micro-integration from `start`, both directions; `sample(weight, state, a)` sees
-    // every grid point with its kernel weight (the centre once).
+    // The micro-integration from `start`, both directions; `sample(weight, q, v, a)` sees
+    // every grid point with its kernel weight (the centre once), as arrays of n doubles. The
+    // fused loop of micro_verlet.hpp when the force does not depend on the velocity.
     template <class Sample>
     void sweep(Sample&& sample) {
+        if (fused) {
+            fused->start(start.t, start.q, start.v);
+            sample(weights[n], fused->start_q(), fused->start_v(), fused->start_acceleration());
+            fused->sweep_both(h, n,
+                              [&](std::size_t k, double direction, const double* q, const double* v,
+                                  const double* acc) {
+                                  sample(weights[direction > 0.0 ? n + k : n - k], q, v, acc);
+                              });
+            micro += 2 * n;
+            return;
+        }
         verlet.force().acceleration(start.t, start.q, start.v, start.x, a);
-        sample(weights[n], start, a);
+        sample(weights[n], start.q.data(), start.v.data(), a.data());
         for (const double direction : {1.0, -1.0}) {
             s = start;
             for (std::size_t k = 1; k <= n; ++k) {
                 verlet.step(s, direction * h);
                 const std::size_t i = direction > 0.0 ? n + k : n - k;
-                sample(weights[i], s, verlet.acceleration());
+                sample(weights[i], s.q.data(), s.v.data(), verlet.acceleration().data());
             }
             micro += n;
         }
@@ -105,7 +121,13 @@ struct StiffForceEstimator::Impl {
         start.q = Q;
         start.v = P;
         F.setZero();
-        sweep([&](double w, const State&, const Vector& acc) { F += w * acc; });
+        double* total = F.data();
+        const auto n_pos = static_cast<std::size_t>(F.size());
+        sweep([&](double w, const double*, const double*, const double* acc) {
+            for (std::size_t i = 0; i < n_pos; ++i) {
+                total[i] += w * acc[i];
+            }
+        });
         ++estimates;
     }
 
@@ -116,18 +138,26 @@ struct StiffForceEstimator::Impl {
         start.v = state.v;
         sum_q.setZero();
         sum_v.setZero();
-        sweep([&](double w, const State& x, const Vector&) {
-            sum_q += w * x.q;
-            sum_v += w * x.v;
+        const auto n_pos = static_cast<std::size_t>(sum_q.size());
+        sweep([&](double w, const double* q, const double* v, const double*) {
+            for (std::size_t i = 0; i < n_pos; ++i) {
+                sum_q[static_cast<Eigen::Index>(i)] += w * q[i];
+                sum_v[static_cast<Eigen::Index>(i)] += w * v[i];
+            }
         });
         state.q = sum_q;
         state.v = sum_v;
         ++projections;
     }
 
+    std::size_t force_evaluations() {
+        return verlet.force().evaluations() + (fused ? fused->evaluations() : 0);
+    }
+
     const Model* model;
     Filter filter;
     VelocityVerlet<ModelForce> verlet;
+    std::unique_ptr<MicroVerlet> fused; // velocity-independent forces
     double omega = 0.0, h = 0.0;
     std::size_t n = 0;
     std::vector<double> weights;
@@ -170,7 +200,7 @@ std::size_t StiffForceEstimator::micro_steps() const {
     return impl_->micro;
 }
 std::size_t StiffForceEstimator::force_evaluations() const {
-    return impl_->verlet.force().evaluations();
+    return impl_->force_evaluations();
 }
 std::size_t StiffForceEstimator::estimates() const {
     return impl_->estimates;
