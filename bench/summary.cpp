@@ -154,7 +154,9 @@ std::string kernel_table(const Results& results) {
     return out;
 }
 
-// The multiscale inner loop: micro step against force call (micro_step_bench.cpp).
+// The multiscale inner loop: micro step against force call (micro_step_bench.cpp). The target
+// is checked against the force call as an integration makes it (each input waiting for the
+// previous output); the ratio to independent calls is shown beside it.
 std::string micro_step_table(const Results& results) {
     constexpr double target = 1.5;
     std::string out;
@@ -164,22 +166,26 @@ std::string micro_step_table(const Results& results) {
         if (m == nullptr) {
             continue;
         }
-        const double ratio = counter(*m, "micro_over_force");
-        out += fmt::format("| {} | {:.0f} | {} | {} | **{:.2f}** | {} | {} | {:.2f} |\n",
-                           c.description, counter(*m, "micro_steps"), ns(counter(*m, "force_ns")),
-                           ns(counter(*m, "micro_step_ns")), ratio, ratio < target ? "yes" : "no",
-                           ns(counter(*m, "generic_step_ns")), counter(*m, "generic_over_force"));
+        const double chained = counter(*m, "micro_over_force_chain");
+        out += fmt::format(
+            "| {} | {:.0f} | {} | {} | {} | **{:.2f}** | {:.2f} | {} | {} | {:.2f} |\n",
+            c.description, counter(*m, "micro_steps"), ns(counter(*m, "force_chain_ns")),
+            ns(counter(*m, "force_ns")), ns(counter(*m, "micro_step_ns")), chained,
+            counter(*m, "micro_over_force"), chained < target ? "yes" : "no",
+            ns(counter(*m, "generic_step_ns")), counter(*m, "generic_over_force"));
         ++rows;
-        met += ratio < target ? 1 : 0;
+        met += chained < target ? 1 : 0;
     }
     if (rows == 0) {
         return "";
     }
-    return "| estimate | micro steps per estimate | JIT force call [ns] | micro step [ns] | "
-           "**micro step / force call** | < 1.5 | generic Verlet loop: micro step [ns] | "
-           "generic / force call |\n|---|--:|--:|--:|--:|:-:|--:|--:|\n" +
+    return "| estimate | micro steps per estimate | JIT force call, chained [ns] | JIT force call, "
+           "independent [ns] | micro step [ns] | **micro step / chained call** | micro step / "
+           "independent call | < 1.5 | old generic loop: micro step [ns] | generic / independent "
+           "call |\n|---|--:|--:|--:|--:|--:|--:|:-:|--:|--:|\n" +
            out +
-           fmt::format("\n{} of {} estimates reach the target (micro step < {}x one force call).\n",
+           fmt::format("\n{} of {} estimates reach the target (a micro step costs less than {} "
+                       "chained force calls).\n",
                        met, rows, target);
 }
 

@@ -55,6 +55,14 @@ public:
     const Model& model() const { return *model_; }
     Force& force() { return force_; }
     const Dopri5Options& options() const { return options_; }
+    // A new initial value problem with these options (multiscale drivers that restart the
+    // macro-integration after a projection): the step-size history and the FSAL slope are
+    // dropped, the work vectors kept (no allocation).
+    void restart(const Dopri5Options& options) {
+        options_ = options;
+        controller_ = StepSizeController(options.control, 4, options.limits);
+        memory_.forget();
+    }
 
     // One step of size h without error control (observed-order tests, fixed macro steps).
     void step(State& s, double h) {

@@ -166,7 +166,8 @@ private:
                     " turns the constraint gradients too far; reduce it");
         }
         r_.noalias() = G_out * hat_.v;
-        lambda_ = -lu_.solve(r_);
+        lambda_ = lu_.solve(r_); // into lambda_ (a negated solve would allocate a temporary)
+        lambda_ = -lambda_;
         out.v = hat_.v;
         out.v.noalias() += D_ * lambda_;
         // F(Y_prev, Z_prev) = F(Y_prev, 0) + (M^-1 G_prev^T mu, M^-1 G_prev^T lambda, 0)

@@ -256,7 +256,7 @@ struct StiffHmmIntegrator::Impl {
         }
         y = s;
         finished = false;
-        pending.clear();
+        pending_count = 0;
         next_pending = 0;
         const double span = options.t_end - t0;
         if (options.macro == StiffMacro::rk4) {
@@ -293,11 +293,24 @@ struct StiffHmmIntegrator::Impl {
         d.atol = options.atol;
         d.initial_step = options.initial_step;
         d.max_step = options.max_step > 0.0 ? options.max_step : 0.1 * (segment_end - y.t);
-        dopri5.emplace(*model, StiffAveragedForce(estimator), d);
+        if (dopri5) {
+            dopri5->restart(d); // keeps its work vectors
+        } else {
+            dopri5.emplace(*model, StiffAveragedForce(estimator), d);
+        }
         h = dopri5->initial_step(y, segment_end);
     }
 
-    bool done() const { return finished && next_pending >= pending.size(); }
+    bool done() const { return finished && next_pending >= pending_count; }
+
+    // The next slot of the outputs of a step: the states are kept from step to step, so once
+    // the most a step has produced is allocated, no step allocates.
+    State& next_output_slot() {
+        if (pending_count == pending.size()) {
+            pending.push_back(y);
+        }
+        return pending[pending_count++];
+    }
 
     void advance(State& s) {
         if (done()) {
@@ -307,8 +320,8 @@ struct StiffHmmIntegrator::Impl {
             rk4_advance();
             emit(y, s);
         } else {
-            while (next_pending >= pending.size()) {
-                pending.clear();
+            while (next_pending >= pending_count) {
+                pending_count = 0;
                 next_pending = 0;
                 dopri5_step();
             }
@@ -369,7 +382,8 @@ struct StiffHmmIntegrator::Impl {
         if (interval > 0.0) {
             // dense output strictly inside the step
             while (output_time() < y.t - tol) {
-                State& out = pending.emplace_back(y);
+                State& out = next_output_slot();
+                out = y;
                 dopri5->interpolate(output_time(), out);
                 ++next_output;
             }
@@ -377,7 +391,8 @@ struct StiffHmmIntegrator::Impl {
             const double begin = dopri5->step_begin();
             const auto parts = static_cast<double>(options.refine);
             for (std::size_t k = 1; k < options.refine; ++k) {
-                State& out = pending.emplace_back(y);
+                State& out = next_output_slot();
+                out = y;
                 dopri5->interpolate(begin + (y.t - begin) * static_cast<double>(k) / parts, out);
             }
         }
@@ -398,9 +413,9 @@ struct StiffHmmIntegrator::Impl {
             } else {
                 finished = true;
             }
-            pending.push_back(y);
+            next_output_slot() = y;
         } else if (interval == 0.0 || on_grid) {
-            pending.push_back(y);
+            next_output_slot() = y;
         }
     }
 
@@ -418,7 +433,8 @@ struct StiffHmmIntegrator::Impl {
     std::optional<Dopri5<StiffAveragedForce>> dopri5;
     double h = 0.0, segment_end = 0.0;
     std::size_t segment = 1, next_output = 1;
-    std::vector<State> pending; // outputs of the last accepted step
+    std::vector<State> pending;    // outputs of the last accepted step: the first pending_count
+    std::size_t pending_count = 0; // (the vector keeps its states for reuse)
     std::size_t next_pending = 0;
 };
 

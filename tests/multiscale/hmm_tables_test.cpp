@@ -115,17 +115,21 @@ grid.
   Sect. 4.2): SHAKE in position-velocity form with the averaged total force, the macro
   multipliers by Newton's method. `hmm-rattle` (RATTLE-SHAKE, Sect. 4.3): SHAKE's positions,
   velocities projected so that G(X_n) V_n = 0.
-- **Micro-integrators.** Velocity Verlet (`VelocityVerlet<ModelForce>`), or SHAKE
+- **Micro-integrators.** Velocity Verlet, or SHAKE
   (`Shake<ModelForce>`) for constrained models, whose micro-force is the total force
   f(x_k) + G(x_k)^T Lambda_k. SHAKE's Lambda_k needs the step from t_k; at the window's end
   point the multipliers of consistent accelerations at (x_n, v_n) stand in for it (they
-  agree to O(h^2)), so a window of n steps costs n steps.
+  agree to O(h^2)), so a window of n steps costs n steps. For forces that do not depend on
+  the velocity, the Verlet micro-integration is the fused loop of
+  `runtime/multiscale/micro_verlet.hpp` (the JIT force kernel called on plain arrays, the
+  filter's sum accumulated as it goes, the two halves of a full window integrated side by
+  side), bit-identical to `VelocityVerlet<ModelForce>`, which serves velocity-dependent forces.
 - **Micro step (`--micro-steps-per-period N`).** Default N = round(T_macro/H), the paper's
   h = (2 pi/omega) H/T_macro; h is adjusted so the window is a whole number of steps.
 - **Cost.** `HmmStats` counts micro steps (the papers' "microsteps"), averaged forces and model
-  force evaluations (micro steps, plus two at the start of each micro-integration sweep:
-  the centre sample and the stepper's own restart; plus the 16 samples of the synchronous
-  enslaving; SHAKE adds one evaluation at each window end). The
+  force evaluations (Verlet: the micro steps plus one at the window's centre, from which
+  both sides continue; SHAKE: each window side its steps plus one evaluation at its start and
+  one at its end; the synchronous enslaving adds 16 samples). The
   position Q_N needs only F_0..F_{N-1}; the velocity at the last step point needs F_N, which
   `final_velocity = true` (the default) pays for; the reproductions set it false to count as
   the paper does. RATTLE always computes F_N.

@@ -1,6 +1,5 @@
 // The stepping loops allocate nothing: every stepper preallocates its work vectors. Counted
-// here by wrapping malloc at link time (Eigen allocates with malloc; the runtime library is
-// linked statically, so its calls are wrapped too) and replacing operator new.
+// by allocation_counter.cpp (malloc wrapped at link time, operator new replaced).
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/generalized_alpha.hpp"
@@ -13,74 +12,15 @@
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/output/csv_writer.hpp"
 
+#include "allocation_counter.hpp"
 #include "test_models.hpp"
 
 #include <catch2/catch.hpp>
-#include <cstdlib>
 #include <fstream>
-#include <new>
-
-namespace {
-bool counting = false;
-std::size_t allocations = 0;
-} // namespace
-
-extern "C" {
-void* __real_malloc(std::size_t size);
-void* __real_calloc(std::size_t count, std::size_t size);
-void* __real_realloc(void* pointer, std::size_t size);
-void* __wrap_malloc(std::size_t size) {
-    allocations += counting;
-    return __real_malloc(size);
-}
-void* __wrap_calloc(std::size_t count, std::size_t size) {
-    allocations += counting;
-    return __real_calloc(count, size);
-}
-void* __wrap_realloc(void* pointer, std::size_t size) {
-    allocations += counting;
-    return __real_realloc(pointer, size);
-}
-}
-
-void* operator new(std::size_t size) {
-    allocations += counting;
-    if (void* p = __real_malloc(size == 0 ? 1 : size)) {
-        return p;
-    }
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) {
-    return operator new(size);
-}
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-    allocations += counting;
-    return __real_malloc(size == 0 ? 1 : size);
-}
-void* operator new[](std::size_t size, const std::nothrow_t& tag) noexcept {
-    return operator new(size, tag);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-    std::free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-    std::free(p);
-}
-void operator delete(void* p) noexcept {
-    std::free(p);
-}
-void operator delete[](void* p) noexcept {
-    std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    std::free(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-    std::free(p);
-}
 
 using namespace mdl::runtime;
 using namespace mdl::runtime::test;
+using mdl::test::allocations_in;
 
 namespace {
 
@@ -89,23 +29,18 @@ namespace {
 template <class Stepper>
 std::size_t allocations_while_stepping(Stepper& stepper, State s, double h, int steps = 50) {
     stepper.step(s, h);
-    allocations = 0;
-    counting = true;
-    for (int k = 0; k < steps; ++k) {
-        stepper.step(s, h);
-    }
-    counting = false;
-    return allocations;
+    return allocations_in([&] {
+        for (int k = 0; k < steps; ++k) {
+            stepper.step(s, h);
+        }
+    });
 }
 
 } // namespace
 
 TEST_CASE("the counter sees Eigen's allocations") {
-    counting = true;
-    allocations = 0;
-    Vector v = Vector::Zero(100);
-    counting = false;
-    CHECK(allocations == 1);
+    Vector v;
+    CHECK(allocations_in([&] { v = Vector::Zero(100); }) == 1);
     CHECK(v.size() == 100);
 }
 
@@ -143,15 +78,13 @@ TEST_CASE("adaptive DOPRI5 with dense output does not allocate per step") {
     State out = s;
     double h = dopri5.initial_step(s, 10.0);
     dopri5.try_step(s, h);
-    allocations = 0;
-    counting = true;
-    for (int k = 0; k < 50; ++k) {
-        if (dopri5.try_step(s, h)) {
-            dopri5.interpolate(0.5 * (dopri5.step_begin() + dopri5.step_end()), out);
-        }
-    }
-    counting = false;
-    CHECK(allocations == 0);
+    CHECK(allocations_in([&] {
+              for (int k = 0; k < 50; ++k) {
+                  if (dopri5.try_step(s, h)) {
+                      dopri5.interpolate(0.5 * (dopri5.step_begin() + dopri5.step_end()), out);
+                  }
+              }
+          }) == 0);
 }
 
 TEST_CASE("constrained and implicit steppers step without allocating") {
@@ -180,9 +113,5 @@ TEST_CASE("the driver and the CSV writer add no allocation per step") {
     Rattle rattle(pendulum);
     State s = double_pendulum_state(pendulum, 1.2, -0.5, 0.0, 1.0);
     integrate_fixed(rattle, s, 0.01, 0.005, writer); // warm-up: sizes every buffer
-    allocations = 0;
-    counting = true;
-    integrate_fixed(rattle, s, 1.0, 0.005, writer);
-    counting = false;
-    CHECK(allocations == 0);
+    CHECK(allocations_in([&] { integrate_fixed(rattle, s, 1.0, 0.005, writer); }) == 0);
 }

@@ -1,0 +1,33 @@
+// A shipped model (models/<file>) compiled and set up for the runtime as `mdl run` does it
+// (cli/simulation_setup: parameter values, names, start state). Shared by the test programs
+// that run the shipped models (link mdl_test_support; MDL_SOURCE_DIR is defined for every
+// test program by mdl_add_test).
+#pragma once
+
+#include "mdl/compiled_model.hpp"
+#include "runtime/model.hpp"
+#include "runtime/state.hpp"
+#include "simulation_setup.hpp"
+
+#include <string>
+
+namespace mdl::test {
+
+// The path of models/<file> in the source tree.
+inline std::string shipped_model_path(const std::string& file) {
+    return std::string(MDL_SOURCE_DIR) + "/models/" + file;
+}
+
+struct ShippedModel {
+    explicit ShippedModel(const std::string& file, const CompileOptions& options = {})
+        : compiled(compile_file(shipped_model_path(file), options)),
+          model(cli::runtime_model(compiled)) {}
+
+    // The model's start positions and velocities (and first-order states) at time t0.
+    runtime::State start(double t0 = 0.0) const { return cli::initial_state(compiled, model, t0); }
+
+    CompiledModel compiled;
+    runtime::Model model;
+};
+
+} // namespace mdl::test
