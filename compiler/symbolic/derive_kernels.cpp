@@ -2,6 +2,7 @@
 
 #include "symbolic/dependence.hpp"
 #include "symbolic/derivative.hpp"
+#include "symbolic/simplify.hpp"
 
 #include <vector>
 
@@ -40,8 +41,10 @@ void derive_kernels(System& system) {
     }
 
     const std::vector<ExprId> f = system.outputs(Kernel::force);
-    std::vector<ExprId> f_dq = jacobian(pool, f, VarKind::position, n);
-    std::vector<ExprId> f_dv = jacobian(pool, f, VarKind::velocity, n);
+    // differentiated in the split form, whose derivatives come out in closed form (simplify.hpp)
+    const std::vector<ExprId> f_split = split_term_quotients(pool, f);
+    std::vector<ExprId> f_dq = jacobian(pool, f_split, VarKind::position, n);
+    std::vector<ExprId> f_dv = jacobian(pool, f_split, VarKind::velocity, n);
 
     if (system.outputs(Kernel::phase_rate).empty()) {
         const Variable t{VarKind::time, 0};

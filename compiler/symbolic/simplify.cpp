@@ -755,4 +755,93 @@ ExprId simplify(ExprPool& pool, ExprId e) {
     return image[e.index];
 }
 
+namespace {
+
+// One product c * prod b_j^e_j: if a factor is a sum S containing a term cX whose base X has a
+// total exponent <= -1 among the factors, the product split into two (recursively: each split
+// removes a term from the sum, so it ends). Otherwise nullopt.
+std::optional<ExprId> split_product(ExprPool& pool, ExprId product) {
+    const std::vector<ExprId> factors = copy_children(pool, product);
+    const auto base_and_exponent = [&](ExprId f) -> std::pair<ExprId, double> {
+        if (pool.op(f) == Op::pow) {
+            if (const auto e = integer_exponent(pool, f)) {
+                return {pool.children(f)[0], *e};
+            }
+        }
+        return {f, 1.0};
+    };
+    for (std::size_t i = 0; i < factors.size(); ++i) {
+        if (pool.op(factors[i]) != Op::add) {
+            continue;
+        }
+        const std::vector<ExprId> terms = copy_children(pool, factors[i]);
+        for (std::size_t t = 0; t < terms.size(); ++t) {
+            const Term term = split_coefficient(pool, terms[t]);
+            if (pool.is_constant(term.rest)) {
+                continue;
+            }
+            double exponent = 0.0;
+            for (ExprId f : factors) {
+                const auto [base, e] = base_and_exponent(f);
+                exponent += base == term.rest ? e : 0.0;
+            }
+            if (!(exponent <= -1.0) || !is_integer(exponent)) {
+                continue;
+            }
+            std::vector<ExprId> others;
+            for (std::size_t j = 0; j < factors.size(); ++j) {
+                if (j != i) {
+                    others.push_back(factors[j]);
+                }
+            }
+            std::vector<ExprId> rest_terms;
+            for (std::size_t u = 0; u < terms.size(); ++u) {
+                if (u != t) {
+                    rest_terms.push_back(terms[u]);
+                }
+            }
+            std::vector<ExprId> first = others;
+            first.push_back(pool.add(rest_terms));
+            std::vector<ExprId> second = others;
+            second.push_back(pool.constant(term.coefficient));
+            second.push_back(term.rest);
+            ExprId a = pool.mul(first);
+            if (pool.op(a) == Op::mul) {
+                a = split_product(pool, a).value_or(a);
+            }
+            return pool.add(a, pool.mul(second));
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::vector<ExprId> split_term_quotients(ExprPool& pool, std::span<const ExprId> roots) {
+    const std::vector<ExprId> order = reachable_in_order(pool, roots);
+    std::uint32_t largest = 0;
+    for (ExprId id : order) {
+        largest = std::max(largest, id.index);
+    }
+    std::vector<ExprId> image(largest + 1);
+    std::vector<ExprId> kids;
+    for (ExprId id : order) {
+        kids.clear();
+        for (ExprId c : pool.children(id)) {
+            kids.push_back(image[c.index]);
+        }
+        ExprId e = rebuild(pool, id, kids);
+        if (pool.op(e) == Op::mul) {
+            e = split_product(pool, e).value_or(e);
+        }
+        image[id.index] = e;
+    }
+    std::vector<ExprId> out;
+    out.reserve(roots.size());
+    for (ExprId r : roots) {
+        out.push_back(image[r.index]);
+    }
+    return out;
+}
+
 } // namespace mdl::symbolic

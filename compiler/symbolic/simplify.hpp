@@ -27,6 +27,8 @@
 #include "symbolic/expr.hpp"
 
 #include <optional>
+#include <span>
+#include <vector>
 
 namespace mdl::symbolic {
 
@@ -61,5 +63,15 @@ ExprId rebuild(ExprPool& pool, ExprId original, std::span<const ExprId> new_chil
 // constructors is already canonical, so this is the identity on them; it matters for nodes
 // made with ExprPool::intern directly.
 ExprId simplify(ExprPool& pool, ExprId e);
+
+// The form differentiation wants: every product that divides a sum by one of its own terms
+// split off that term, (S + c X) X^-k = S X^-k + c X^(1-k) for k >= 1 (X != 0 on both sides).
+// A spring's force k (L - r) d / r becomes k d (L/r - 1), whose derivative is the closed form
+// k [(L/r - 1) I - L d d^T / r^3]; differentiating the product (L - r)/r instead leaves terms
+// d d^T/r^2 that cancel only after expanding. Not a canonical form of the pool's constructors:
+// for evaluation the unsplit product is as good or better (a spring's force keeps one
+// subtraction and vectorizes across springs), so only derive_kernels applies it, to the
+// expressions it differentiates.
+std::vector<ExprId> split_term_quotients(ExprPool& pool, std::span<const ExprId> roots);
 
 } // namespace mdl::symbolic

@@ -285,3 +285,37 @@ TEST_CASE("a sum shared by several terms is factored out", "[simplify]") {
     const double q[] = {0.3, -1.7, 2.5};
     CHECK(ev.evaluate(e, {.q = q}) == Approx(0.3 * 2.0 + -1.7 * 2.0 + 2.5).epsilon(1e-15));
 }
+
+TEST_CASE("split_term_quotients: a sum divided by one of its terms splits off that term",
+          "[simplify]") {
+    Vars s;
+    const Expr x = s.x, y = s.y, z = s.z;
+    const auto split = [&](const Expr& e) {
+        const ExprId roots[] = {e.id()};
+        return Expr{s.pool, split_term_quotients(s.pool, roots)[0]};
+    };
+    CHECK(split((x + y) / x) == y / x + 1.0);
+    CHECK(split((x - 2.0 * y) / y) == x / y - 2.0);
+    CHECK(split(z * (x + y) / pow(x, 2.0)) == z * y / pow(x, 2.0) + z / x);
+    // both terms divided by: split twice
+    CHECK(split((x + y) / (x * y)) == 1.0 / y + 1.0 / x);
+    // a spring's force k (L - r) d / r = k d (L/r - 1): its derivative is the closed form
+    const Expr r = sqrt(x * x + y * y);
+    const Expr force = z * (2.0 - r) * x / r;
+    CHECK(split(force) == 2.0 * z * x / r - z * x);
+    // the constructors keep the product (the split is not their canonical form)
+    CHECK(s.pool.op(force.id()) == Op::mul);
+    // inside a larger expression
+    CHECK(split(sin(force) + y) == sin(2.0 * z * x / r - z * x) + y);
+    // no reciprocal of a term, or a positive power of it: unchanged
+    CHECK(split((x + y) * z) == (x + y) * z);
+    CHECK(split((x + y) * x) == (x + y) * x);
+    // the value is unchanged
+    Evaluator ev(s.pool);
+    const double q[] = {0.3, -1.7, 2.5};
+    const double rq = std::hypot(0.3, -1.7);
+    CHECK(ev.evaluate(split(force), {.q = q}) ==
+          Approx(2.5 * (2.0 - rq) * 0.3 / rq).epsilon(1e-15));
+    CHECK(ev.evaluate(split(z * (x + y) / pow(x, 2.0)), {.q = q}) ==
+          Approx(2.5 * (0.3 - 1.7) / 0.09).epsilon(1e-15));
+}
