@@ -51,7 +51,12 @@ const bool registered = [] {
                 [compiled, method = info.method](benchmark::State& s) {
                     step_benchmark(s, compiled, method);
                 })
-                ->Unit(benchmark::kMicrosecond);
+                ->Unit(benchmark::kMicrosecond)
+                // 100 (model, method) pairs: fewer and shorter repetitions than the report's
+                // defaults keep them to about half a minute (a benchmark's own settings win
+                // over the command line's)
+                ->Repetitions(3)
+                ->MinTime(0.05);
         }
     }
     return true;

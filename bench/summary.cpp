@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
+#include <utility>
 
 namespace mdl::bench {
 
@@ -189,6 +191,55 @@ std::string micro_step_table(const Results& results) {
                        met, rows, target);
 }
 
+// Per-step cost of every classical integrator on every shipped model (step_bench.cpp): rows
+// are models, columns methods, cells the median time per step.
+std::string step_table(const Results& results) {
+    const std::string prefix = "step/";
+    std::vector<std::string> models, methods;
+    std::map<std::pair<std::string, std::string>, double> cells; // ns per step
+    for (const auto& [name, m] : results) {
+        if (name.rfind(prefix, 0) != 0) {
+            continue;
+        }
+        const std::size_t slash = name.find('/', prefix.size());
+        if (slash == std::string::npos) {
+            continue;
+        }
+        const std::string model = name.substr(prefix.size(), slash - prefix.size());
+        const std::string method = name.substr(slash + 1);
+        if (std::find(models.begin(), models.end(), model) == models.end()) {
+            models.push_back(model);
+        }
+        if (std::find(methods.begin(), methods.end(), method) == methods.end()) {
+            methods.push_back(method);
+        }
+        cells[{model, method}] = 1e9 * counter(m, "time_per_step");
+    }
+    if (cells.empty()) {
+        return "";
+    }
+    std::sort(models.begin(), models.end());
+    std::string out = "| model |";
+    std::string rule = "|---|";
+    for (const std::string& method : methods) {
+        out += " " + method + " |";
+        rule += "--:|";
+    }
+    out += "\n" + rule + "\n";
+    for (const std::string& model : models) {
+        out += "| " + model + " |";
+        for (const std::string& method : methods) {
+            auto it = cells.find({model, method});
+            out += it == cells.end() ? " - |" : " " + ns(it->second) + " |";
+        }
+        out += "\n";
+    }
+    return out + "\nNanoseconds per step (median of 3 repetitions of at least 0.05 s each); - "
+                 "where the method does not apply to the model "
+                 "(first-order states for the Verlet family, damping for Störmer, constraints "
+                 "for the unconstrained methods and the other way round).\n";
+}
+
 } // namespace
 
 std::string summary_markdown(const Results& results, const ColdCompiles& cold,
@@ -201,6 +252,10 @@ std::string summary_markdown(const Results& results, const ColdCompiles& cold,
     const std::string kernels = kernel_table(results);
     if (!kernels.empty()) {
         out += "### Kernel time per call\n\n" + kernels + "\n";
+    }
+    const std::string steps = step_table(results);
+    if (!steps.empty()) {
+        out += "### Cost per step of the classical integrators\n\n" + steps + "\n";
     }
     const std::string micro = micro_step_table(results);
     if (!micro.empty()) {
