@@ -1,38 +1,14 @@
 // `mdl plot` as a user runs it: images from `mdl run`'s CSV, and the one-line errors (exit 2,
 // naming the flag) for unknown columns, missing files and a missing gnuplot.
-#include <array>
+#include "cli_test_support.hpp"
+
 #include <catch2/catch.hpp>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <sys/wait.h>
+
+using namespace cli_test;
 
 namespace {
-
-struct Result {
-    int status = -1;
-    std::string output; // stdout and stderr
-};
-
-Result shell(const std::string& command) {
-    Result r;
-    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-        r.output.append(buffer.data(), n);
-    }
-    const int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-Result mdl(const std::string& arguments) {
-    return shell(std::string(MDL_EXECUTABLE) + " " + arguments);
-}
 
 std::string temp(const std::string& name) {
     const std::string dir = std::string(MDL_BINARY_DIR) + "/tests/cli/plot";
@@ -43,17 +19,11 @@ std::string temp(const std::string& name) {
 // The harmonic oscillator's trajectory, written by `mdl run`.
 std::string run_csv(const std::string& name, const std::string& method) {
     const std::string out = temp(name + ".csv");
-    const Result r = mdl("run " + std::string(MDL_SOURCE_DIR) +
-                         "/models/harmonic_oscillator.mdl -q --stop 2 --step 1e-3 --every 10 -m " +
-                         method + " -o " + out);
+    const Result r = mdl("run " + model("harmonic_oscillator.mdl") +
+                         " -q --stop 2 --step 1e-3 --every 10 -m " + method + " -o " + out);
     INFO(r.output);
     REQUIRE(r.status == 0);
     return out;
-}
-
-std::string contents(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 } // namespace
@@ -66,7 +36,7 @@ TEST_CASE("mdl plot renders columns of mdl run's CSV to a PNG, next to the CSV b
     INFO(r.output);
     REQUIRE(r.status == 0);
     CHECK(r.output == "mdl plot: wrote " + png + " (2 series)\n");
-    const std::string image = contents(png);
+    const std::string image = read_file(png);
     REQUIRE(image.size() > 8000);
     CHECK(image.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
 
@@ -85,7 +55,7 @@ TEST_CASE("mdl plot draws several files on one SVG, a line and points") {
                          svg + " --logx --logy");
     INFO(r.output);
     REQUIRE(r.status == 0);
-    const std::string image = contents(svg);
+    const std::string image = read_file(svg);
     CHECK(image.find("<svg") != std::string::npos);
     CHECK(image.find("<text>verlet</text>") != std::string::npos);
     CHECK(image.find("<text>rk4</text>") != std::string::npos);
@@ -131,8 +101,8 @@ TEST_CASE("mdl plot: missing files, bad outputs and styles are exit 2") {
 
 TEST_CASE("mdl plot without gnuplot on PATH says so (exit 2)") {
     const std::string csv = run_csv("no_gnuplot", "rk4");
-    const Result r = shell("PATH=/nonexistent " + std::string(MDL_EXECUTABLE) + " plot " + csv +
-                           " --y q -o " + temp("no_gnuplot.png"));
+    const Result r = run_command("PATH=/nonexistent " + std::string(MDL_EXECUTABLE) + " plot " +
+                                 csv + " --y q -o " + temp("no_gnuplot.png"));
     CHECK(r.status == 2);
     CHECK(r.output == "mdl plot: error: cannot run 'gnuplot': not found (install gnuplot: the "
                       "Debian package gnuplot-nox, which scripts/setup installs)\n");

@@ -1,73 +1,15 @@
 // `mdl run` as a user runs it: the binary, its CSV, its exit status and messages.
-#include <array>
+#include "cli_test_support.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
+using namespace cli_test;
+
 namespace {
-
-struct Result {
-    int status = -1;
-    std::string output; // stdout and stderr
-};
-
-Result mdl(const std::string& arguments) {
-    std::string command = std::string(MDL_EXECUTABLE) + " " + arguments + " 2>&1";
-    Result r;
-    FILE* pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-        r.output.append(buffer.data(), n);
-    }
-    int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-std::string model(const std::string& name) {
-    return std::string(MDL_SOURCE_DIR) + "/models/" + name;
-}
-
-// A CSV file as its header and rows of numbers; every row must have the header's width.
-struct Csv {
-    std::vector<std::string> header;
-    std::vector<std::vector<double>> rows;
-
-    explicit Csv(const std::string& path) {
-        std::ifstream in(path);
-        std::string line;
-        REQUIRE(std::getline(in, line));
-        std::stringstream h(line);
-        for (std::string cell; std::getline(h, cell, ',');) {
-            header.push_back(cell);
-        }
-        while (std::getline(in, line)) {
-            std::vector<double> row;
-            std::stringstream s(line);
-            for (std::string cell; std::getline(s, cell, ',');) {
-                row.push_back(std::stod(cell));
-            }
-            REQUIRE(row.size() == header.size());
-            rows.push_back(row);
-        }
-    }
-    std::size_t column(const std::string& name) const {
-        for (std::size_t i = 0; i < header.size(); ++i) {
-            if (header[i] == name) {
-                return i;
-            }
-        }
-        FAIL("no column " << name);
-        return 0;
-    }
-};
 
 std::string temp_csv(const std::string& name) {
     return std::string(MDL_BINARY_DIR) + "/tests/cli/" + name + ".csv";
@@ -83,7 +25,7 @@ TEST_CASE("mdl run integrates the harmonic oscillator to its exact solution") {
                    out);
     INFO(r.output);
     REQUIRE(r.status == 0);
-    Csv csv(out);
+    CsvNumbers csv(out);
     // The force comes from an equation, not a potential: no energy column.
     CHECK(csv.header == std::vector<std::string>{"time", "q", "der(q)"});
     REQUIRE(csv.rows.size() == 11); // t = 0, 0.1, ..., 1
@@ -102,7 +44,7 @@ TEST_CASE("a model with a potential gets an energy column, conserved by Verlet")
                    "--every 1000 -q -o " +
                    out);
     REQUIRE(r.status == 0);
-    Csv csv(out);
+    CsvNumbers csv(out);
     std::size_t energy = csv.column("energy");
     // m l^2 phi'' = -m g l sin(phi), m = l = 1, phi(0) = 1 at rest: E = -g cos(1).
     for (const auto& row : csv.rows) {
@@ -118,7 +60,7 @@ TEST_CASE("a -p override changes a parameter without recompiling the model") {
                    out);
     REQUIRE(r.status == 0);
     CHECK(r.output.empty()); // --quiet
-    Csv csv(out);
+    CsvNumbers csv(out);
     CHECK(csv.rows.back()[1] == Approx(std::cos(1.0)).epsilon(1e-10)); // w = sqrt(2/2) = 1
 }
 
@@ -130,7 +72,7 @@ TEST_CASE("RATTLE on the double pendulum keeps the rods at the requested toleran
                    out);
     INFO(r.output);
     REQUIRE(r.status == 0);
-    Csv csv(out);
+    CsvNumbers csv(out);
     std::size_t rod1 = csv.column("residual(rod1)"), rod2 = csv.column("residual(rod2)");
     for (const auto& row : csv.rows) {
         CHECK(std::fabs(row[rod1]) < 1e-14);
@@ -148,7 +90,7 @@ TEST_CASE("a blow-up is reported with time, variable and method; the CSV stays v
     CHECK(r.status == 3);
     CHECK(r.output.find("mdl: error: verlet: non-finite value at t = ") != std::string::npos);
     CHECK(r.output.find("der(q)") != std::string::npos);
-    Csv csv(out); // every line complete (the constructor checks each row's width)
+    CsvNumbers csv(out); // every line complete (the constructor checks each row's width)
     REQUIRE(csv.rows.size() > 100);
     // q'' = q^2 from q = 1 at rest blows up at t* = integral_1^inf dq / sqrt(2 (q^3 - 1)/3)
     // = 2.97448 (quadrature); the discrete solution overflows a few steps of 1e-2 later. The
@@ -198,7 +140,7 @@ TEST_CASE("the annotation chooses the method; a first-order model runs with dopr
     INFO(r.output);
     REQUIRE(r.status == 0);
     CHECK(r.output.find("with dopri5") != std::string::npos);
-    Csv csv(out);
+    CsvNumbers csv(out);
     CHECK(csv.header == std::vector<std::string>{"time", "x", "y", "z"});
     CHECK(csv.rows.back()[0] == Approx(1.0));
 }
@@ -224,7 +166,7 @@ TEST_CASE("strobo through the CLI: the paper's accuracy at stroboscopic times, a
             " -m dopri5 --rtol 1e-12 --atol 1e-14 --step 0.062831853071795865 -o " + reference_csv);
     INFO(reference.output);
     REQUIRE(reference.status == 0);
-    Csv a(strobo_csv), b(reference_csv);
+    CsvNumbers a(strobo_csv), b(reference_csv);
     REQUIRE(a.rows.size() == 16);
     REQUIRE(b.rows.size() == 16);
     double error = 0;
@@ -255,7 +197,7 @@ TEST_CASE("an HMM micro step that misses the fast scale is a located numerical f
     CHECK(r.output.find("mdl: error: hmm: fast scale not resolved at t = 0 in vibration 'a' "
                         "(omega = 10000 rad/s)") != std::string::npos);
     CHECK(r.output.find("--micro-steps-per-period 7 or more") != std::string::npos);
-    Csv csv(out); // the header, valid, and no rows
+    CsvNumbers csv(out); // the header, valid, and no rows
     CHECK(csv.header == std::vector<std::string>{"time", "q", "der(q)"});
     CHECK(csv.rows.empty());
 }
@@ -276,7 +218,7 @@ TEST_CASE("hmm-stiff through the CLI: Table 1's accuracy against a direct dopri5
             " -p w2=500 -m dopri5 --rtol 1e-10 --atol 1e-12 --step 0.03125 -o " + reference_csv);
     INFO(reference.output);
     REQUIRE(reference.status == 0);
-    Csv a(hmm_csv), b(reference_csv);
+    CsvNumbers a(hmm_csv), b(reference_csv);
     REQUIRE(a.rows.size() == 321);
     REQUIRE(b.rows.size() == 321);
     double error = 0;
@@ -313,8 +255,8 @@ TEST_CASE("strobo on the constrained double pendulum agrees with HMM SHAKE-SHAKE
                      " -p omega=1e6 -m hmm-shake --step 0.0015625 -o " + hmm_csv);
     INFO(hmm.output);
     REQUIRE(hmm.status == 0);
-    Csv a(strobo_csv), b(hmm_csv);
-    const auto q1 = [](const Csv& c) {
+    CsvNumbers a(strobo_csv), b(hmm_csv);
+    const auto q1 = [](const CsvNumbers& c) {
         const auto& last = c.rows.back();
         return std::atan(last[c.column("b1.x")] / last[c.column("b1.y")]);
     };

@@ -1,47 +1,19 @@
 // `mdl sweep` as a user runs it: the grid, the per-run and summary CSVs, failures as rows,
 // the same files from any number of threads (and MPI ranks, when built with MPI).
-#include <array>
+#include "cli_test_support.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
+
+using namespace cli_test;
 
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-    int status = -1;
-    std::string output; // stdout and stderr
-};
-
-Result run_command(const std::string& command) {
-    Result r;
-    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-    REQUIRE(pipe != nullptr);
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-        r.output.append(buffer.data(), n);
-    }
-    int status = pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
-
-Result mdl(const std::string& arguments) {
-    return run_command(std::string(MDL_EXECUTABLE) + " " + arguments);
-}
-
-std::string model(const std::string& name) {
-    return std::string(MDL_SOURCE_DIR) + "/models/" + name;
-}
 
 // A fresh output directory under the build tree.
 std::string directory(const std::string& name) {
@@ -50,69 +22,9 @@ std::string directory(const std::string& name) {
     return dir.string();
 }
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    REQUIRE(in);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-// RFC 4180 fields of one line.
-std::vector<std::string> fields(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-            out.back() += '"';
-            ++i;
-        } else if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
-}
-
-// A CSV file as text cells, looked up by column name.
-struct Table {
-    std::vector<std::string> header;
-    std::vector<std::vector<std::string>> rows;
-
-    explicit Table(const fs::path& path) {
-        std::stringstream in(read_file(path));
-        std::string line;
-        REQUIRE(std::getline(in, line));
-        header = fields(line);
-        while (std::getline(in, line)) {
-            rows.push_back(fields(line));
-            REQUIRE(rows.back().size() == header.size());
-        }
-    }
-    std::size_t column(const std::string& name) const {
-        for (std::size_t i = 0; i < header.size(); ++i) {
-            if (header[i] == name) {
-                return i;
-            }
-        }
-        FAIL("no column " << name);
-        return 0;
-    }
-    const std::string& text(std::size_t row, const std::string& name) const {
-        return rows.at(row).at(column(name));
-    }
-    double number(std::size_t row, const std::string& name) const {
-        return std::stod(text(row, name));
-    }
-};
-
 // The summary without its timing column: what must not depend on threads or ranks.
 std::string without_seconds(const fs::path& summary) {
-    Table t(summary);
+    CsvTable t(summary);
     std::size_t seconds = t.column("seconds");
     std::string out;
     auto line = [&](const std::vector<std::string>& cells) {
@@ -141,7 +53,7 @@ TEST_CASE("mdl sweep runs the grid in order and each run matches the exact solut
     REQUIRE(r.status == 0);
     CHECK(r.output.find("mdl sweep: 6 runs of HarmonicOscillator (6 ok, 0 failed, 0 not "
                         "started) on 2 threads") != std::string::npos);
-    Table summary(fs::path(out) / "summary.csv");
+    CsvTable summary(fs::path(out) / "summary.csv");
     CHECK(summary.header == std::vector<std::string>{"run", "k", "q0", "status", "time", "q",
                                                      "der(q)", "max_abs(q)", "steps", "rejected",
                                                      "micro_steps", "force_evaluations", "rows",
@@ -166,7 +78,7 @@ TEST_CASE("mdl sweep runs the grid in order and each run matches the exact solut
         // the trajectory's last row is the summary's final state, digit for digit
         std::string file = summary.text(i, "file");
         CHECK(file == "run_00" + std::to_string(i) + ".csv");
-        Table trajectory(fs::path(out) / file);
+        CsvTable trajectory(fs::path(out) / file);
         REQUIRE(trajectory.rows.size() == 11);
         CHECK(trajectory.rows.back() == std::vector<std::string>{summary.text(i, "time"),
                                                                  summary.text(i, "q"),
@@ -184,7 +96,7 @@ TEST_CASE("ranges expand to exact end points and the energy drift is reported") 
     REQUIRE(r.status == 0);
     CHECK(r.output.empty()); // --quiet
     CHECK_FALSE(fs::exists(fs::path(out) / "run_000.csv"));
-    Table summary(fs::path(out) / "summary.csv");
+    CsvTable summary(fs::path(out) / "summary.csv");
     REQUIRE(summary.rows.size() == 9);
     const char* phi0[] = {"0.5", "0.5", "0.5", "0.75", "0.75", "0.75", "1", "1", "1"};
     const char* l[] = {"0.1", "1", "10", "0.1", "1", "10", "0.1", "1", "10"};
@@ -209,7 +121,7 @@ TEST_CASE("constrained runs report the largest constraint residual") {
                    out);
     INFO(r.output);
     REQUIRE(r.status == 0);
-    Table summary(fs::path(out) / "summary.csv");
+    CsvTable summary(fs::path(out) / "summary.csv");
     REQUIRE(summary.rows.size() == 2);
     for (std::size_t i = 0; i < 2; ++i) {
         CHECK(summary.text(i, "status") == "ok");
@@ -229,7 +141,7 @@ TEST_CASE("a run that fails numerically is a row with its message, not a failed 
     CHECK(r.output.find("mdl sweep: run 1 (k = 100000000) failed: verlet: non-finite value at "
                         "t = ") != std::string::npos);
     CHECK(r.output.find("(2 ok, 1 failed, 0 not started)") != std::string::npos);
-    Table summary(fs::path(out) / "summary.csv");
+    CsvTable summary(fs::path(out) / "summary.csv");
     REQUIRE(summary.rows.size() == 3);
     CHECK(summary.text(0, "status") == "ok");
     CHECK(summary.text(2, "status") == "ok");
@@ -249,7 +161,7 @@ TEST_CASE("threads change the timing column only") {
     Result a = mdl(args + one + " -j 1"), b = mdl(args + three + " -j 3");
     REQUIRE(a.status == 0);
     REQUIRE(b.status == 0);
-    Table summary(fs::path(one) / "summary.csv");
+    CsvTable summary(fs::path(one) / "summary.csv");
     REQUIRE(summary.rows.size() == 12);
     const char* omega[] = {"1000", "10000", "1e+05", "1e+06", "1e+07", "1e+08"}; // shortest text
     for (std::size_t i = 0; i < 12; ++i) {
@@ -323,7 +235,7 @@ TEST_CASE("mpirun -np 2 mdl sweep writes the same files as the threaded sweep") 
     Result c = run_command(mpirun + args + blocks + " -j 1 --distribute static");
     INFO(c.output);
     REQUIRE(c.status == 0);
-    Table summary(fs::path(threads) / "summary.csv");
+    CsvTable summary(fs::path(threads) / "summary.csv");
     REQUIRE(summary.rows.size() == 10);
     CHECK(summary.text(2, "status") == "failed"); // k = 1e8: rows of failures travel too
     std::string expected = without_seconds(fs::path(threads) / "summary.csv");

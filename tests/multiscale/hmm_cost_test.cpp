@@ -3,7 +3,8 @@
 // micro steps (counts, not time). A direct integration at a fixed tolerance, for contrast,
 // costs in proportion to the number of fast periods. The timed comparison is
 // bench/multiscale_bench.cpp (docs/performance.md).
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/model.hpp"
 #include "runtime/multiscale/hmm.hpp"
@@ -18,22 +19,9 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
-
-struct KapitzaModel {
-    CompiledModel compiled = compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza.mdl");
-    Model model{compiled.kernels(),
-                {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}};
-    State start() const {
-        State s = model.zero_state();
-        s.q[0] = compiled.start_positions()[0];
-        s.v[0] = compiled.start_velocities()[0];
-        return s;
-    }
-};
 
 const std::vector<double> omegas{1e3, 1e4, 1e5, 1e6, 1e7, 1e8};
 
@@ -42,7 +30,7 @@ struct Cost {
     double q_end = 0.0;
 };
 
-Cost hmm_cost(KapitzaModel& k, const HmmOptions& options, double omega) {
+Cost hmm_cost(ShippedModel& k, const HmmOptions& options, double omega) {
     k.model.set_parameter("omega", omega);
     State s = k.start();
     const HmmStats stats = run_hmm(k.model, s, options, [](const State&) {});
@@ -53,7 +41,7 @@ Cost hmm_cost(KapitzaModel& k, const HmmOptions& options, double omega) {
 } // namespace
 
 TEST_CASE("HMM's cost at fixed H is independent of omega = 1e3 ... 1e8", "[hmm][cost]") {
-    KapitzaModel k;
+    ShippedModel k("kapitza.mdl");
     struct Variant {
         const char* name;
         HmmAlgorithm algorithm;
@@ -107,7 +95,7 @@ TEST_CASE("HMM's cost at fixed H is independent of omega = 1e3 ... 1e8", "[hmm][
 TEST_CASE("a direct integration's cost grows in proportion to omega", "[hmm][cost]") {
     // DOPRI5 at a fixed tolerance over 0 <= t <= 0.1: ten times omega, about ten times the
     // force evaluations (the step follows the fast period); HMM's stay the same (above).
-    KapitzaModel k;
+    ShippedModel k("kapitza.mdl");
     std::vector<double> evaluations;
     for (double omega : {1e3, 1e4, 1e5}) {
         k.model.set_parameter("omega", omega);

@@ -1,5 +1,6 @@
 // The filters (kernels) of HMM and the building blocks of the HMM driver.
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/integrators/shake.hpp"
 #include "runtime/model.hpp"
 #include "runtime/multiscale/filters.hpp"
@@ -16,30 +17,16 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
+
+// kapitza.mdl and double_pendulum.mdl start at rest: ShippedModel::start()'s velocities are
+// zero, as these tests have always had them.
 
 namespace {
 
 double sum(const std::vector<double>& w) {
     return std::accumulate(w.begin(), w.end(), 0.0);
 }
-
-struct Loaded {
-    explicit Loaded(const std::string& file)
-        : compiled(compile_file(std::string(MDL_SOURCE_DIR) + "/models/" + file)),
-          model(compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}) {}
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
-    CompiledModel compiled;
-    Model model;
-};
 
 } // namespace
 
@@ -112,7 +99,7 @@ TEST_CASE("filters remove fast oscillations, half and full windows agree", "[hmm
 TEST_CASE("SHAKE after a step from t_k: acceleration() and multipliers() belong to q_k",
           "[hmm][filter]") {
     // The constrained micro-force f(q_k) + G(q_k)^T Lambda_k relies on it.
-    Loaded p("double_pendulum.mdl");
+    ShippedModel p("double_pendulum.mdl");
     Shake<> shake(p.model);
     State s = p.start();
     Vector a(p.model.positions()), theta(p.model.vibrations());
@@ -127,7 +114,7 @@ TEST_CASE("SHAKE after a step from t_k: acceleration() and multipliers() belong 
 }
 
 TEST_CASE("run_hmm: CsvWriter observer, counters, options", "[hmm]") {
-    Loaded k("kapitza.mdl");
+    ShippedModel k("kapitza.mdl");
     k.model.set_parameter("omega", 1e6);
     HmmOptions o;
     o.filter = FilterKind::simple;
@@ -165,7 +152,7 @@ TEST_CASE("run_hmm: CsvWriter observer, counters, options", "[hmm]") {
 }
 
 TEST_CASE("run_hmm: misuse is reported", "[hmm]") {
-    Loaded k("kapitza.mdl");
+    ShippedModel k("kapitza.mdl");
     State s = k.start();
     HmmOptions o;
     o.macro_step = 0.3; // 1/0.3 steps
@@ -173,7 +160,7 @@ TEST_CASE("run_hmm: misuse is reported", "[hmm]") {
     o.macro_step = 0.1;
     o.macro = HmmMacro::shake;
     CHECK_THROWS_AS(run_hmm(k.model, s, o, [](const State&) {}), MethodNotApplicable);
-    Loaded p("double_pendulum.mdl");
+    ShippedModel p("double_pendulum.mdl");
     State sp = p.start();
     o.macro = HmmMacro::verlet;
     CHECK_THROWS_AS(run_hmm(p.model, sp, o, [](const State&) {}), MethodNotApplicable);

@@ -1,6 +1,7 @@
 // Figure 4.1 of hmm-mechanical-vibrations (REPRODUCTION.md section 4): the vibrated double
 // pendulum in descriptor form by SHAKE-SHAKE and RATTLE-SHAKE with simple filtering.
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/shake.hpp"
 #include "runtime/model.hpp"
@@ -16,24 +17,14 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
 
-struct Pendulum {
-    CompiledModel compiled =
-        compile_file(std::string(MDL_SOURCE_DIR) + "/models/double_pendulum.mdl");
-    Model model{compiled.kernels(),
-                {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}};
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
+// The vibrated double pendulum of models/double_pendulum.mdl, which starts at rest (start()'s
+// velocities are zero), with the runs of Figure 4.1.
+struct Pendulum : ShippedModel {
+    Pendulum() : ShippedModel("double_pendulum.mdl") {}
     bool even() const { return compiled.force_even_in_phase(0); }
     PendulumRun run(HmmMacro macro, double H, double omega) {
         return run_double_pendulum(model, start(), macro, H, omega, even());

@@ -1,6 +1,7 @@
 // An HMM micro step that does not resolve the fast period is a reported numerical failure
 // (issue 11): method, time and the vibration by name, before any macro step is taken.
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/hmm.hpp"
 #include "runtime/numerical_failure.hpp"
@@ -15,23 +16,9 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
-
-struct Kapitza {
-    CompiledModel compiled = compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza.mdl");
-    Model model{compiled.kernels(),
-                {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names(),
-                           compiled.vibration_names()}};
-    State start(double t0) const {
-        State s = model.zero_state(t0);
-        s.q[0] = compiled.start_positions()[0];
-        s.v[0] = compiled.start_velocities()[0];
-        return s;
-    }
-};
 
 HmmOptions options(std::size_t per_period) {
     HmmOptions o;
@@ -44,7 +31,7 @@ HmmOptions options(std::size_t per_period) {
 } // namespace
 
 TEST_CASE("HMM refuses a micro step that does not resolve the fast period", "[hmm]") {
-    Kapitza k;
+    ShippedModel k("kapitza.mdl");
     const double omega = k.compiled.parameter("omega");
     // simple filter, one period: the window has 2 round(N/2) micro steps, h = period/that
     for (const std::size_t per_period : {2u, 3u, 4u, 5u}) {
@@ -72,7 +59,7 @@ TEST_CASE("HMM refuses a micro step that does not resolve the fast period", "[hm
 }
 
 TEST_CASE("HMM accepts 7 or more micro steps per period (omega h <= 1)", "[hmm]") {
-    Kapitza k;
+    ShippedModel k("kapitza.mdl");
     for (const std::size_t per_period : {7u, 8u, 10u}) {
         State s = k.start(0.0);
         HmmOptions o = options(per_period);

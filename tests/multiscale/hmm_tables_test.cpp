@@ -1,6 +1,7 @@
 // Reproduction of Tables 2.1-2.3 of hmm-mechanical-vibrations (REPRODUCTION.md section 1):
 // every published number, to two significant digits (relative 5%), with the microstep counts.
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/reproduce_hmm.hpp"
 
@@ -13,25 +14,12 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
 
-struct Kapitza {
-    CompiledModel compiled = compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza.mdl");
-    Model model{compiled.kernels(),
-                {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}};
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        const auto v = compiled.start_velocities();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-            s.v[i] = v[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
+struct Kapitza : ShippedModel {
+    Kapitza() : ShippedModel("kapitza.mdl") {}
     bool even() const { return compiled.force_even_in_phase(0); }
 };
 
@@ -209,20 +197,13 @@ TEST_CASE("generate docs/hmm.md", "[.docs]") {
     for (const auto& r : reproduce_table_2_3(k.model, k.start(), k.even())) {
         rows.push_back(r);
     }
-    CompiledModel pc = compile_file(std::string(MDL_SOURCE_DIR) + "/models/double_pendulum.mdl");
-    Model pm(pc.kernels(), {pc.parameters().begin(), pc.parameters().end()},
-             ModelNames{pc.name(), pc.position_names(), pc.state_names(), pc.constraint_names(),
-                        pc.parameter_names()});
-    State ps = pm.zero_state();
-    const auto q = pc.start_positions();
-    for (Eigen::Index i = 0; i < ps.q.size(); ++i) {
-        ps.q[i] = q[static_cast<std::size_t>(i)];
-    }
+    ShippedModel pendulum("double_pendulum.mdl");
+    const State ps = pendulum.start(); // at rest: double_pendulum.mdl has no start velocities
     std::vector<PendulumRun> runs;
     for (double H : {1.0 / 80, 1.0 / 160}) {
         for (double omega : {1e4, 1e6, 1e8}) {
-            runs.push_back(
-                run_double_pendulum(pm, ps, HmmMacro::shake, H, omega, pc.force_even_in_phase(0)));
+            runs.push_back(run_double_pendulum(pendulum.model, ps, HmmMacro::shake, H, omega,
+                                               pendulum.compiled.force_even_in_phase(0)));
         }
     }
     std::ofstream out(std::string(MDL_SOURCE_DIR) + "/docs/hmm.md");

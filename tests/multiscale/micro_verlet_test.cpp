@@ -3,7 +3,8 @@
 // acceleration of runtime::VelocityVerlet<ModelForce> stepping the same model from the same
 // start with the same phases (an independent implementation: Eigen vectors, ModelForce,
 // Model::acceleration).
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/model.hpp"
 #include "runtime/model_force.hpp"
@@ -18,14 +19,10 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::LoadedModel;
+using mdl::test::ShippedModel;
 
 namespace {
-
-Model runtime_model(const CompiledModel& c) {
-    return Model(c.kernels(), {c.parameters().begin(), c.parameters().end()},
-                 ModelNames{c.name(), c.position_names(), c.state_names(), c.constraint_names(),
-                            c.parameter_names()});
-}
 
 // A forced pair of oscillators: a vibration and an explicit time dependence, unequal masses.
 const char* const forced_source = R"(
@@ -126,8 +123,8 @@ void check_equal(const Model& model, bool phase_origin, double t0, const Vector&
 
 TEST_CASE("MicroVerlet equals VelocityVerlet step by step", "[micro_verlet]") {
     SECTION("Kapitza pendulum, phases from an origin (asynchronous HMM)") {
-        CompiledModel c = compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza.mdl");
-        Model model = runtime_model(c);
+        ShippedModel kapitza("kapitza.mdl");
+        Model& model = kapitza.model;
         model.set_parameter("omega", 1e6);
         REQUIRE(MicroVerlet::supported(model));
         Vector q(1), v(1);
@@ -137,20 +134,21 @@ TEST_CASE("MicroVerlet equals VelocityVerlet step by step", "[micro_verlet]") {
         check_equal(model, true, 0.37, q, v, 1e-7, 25); // an origin away from t = 0
     }
     SECTION("stiff springs: several positions, no vibration") {
-        CompiledModel c = compile_file(std::string(MDL_SOURCE_DIR) + "/models/stiff_springs.mdl");
-        Model model = runtime_model(c);
+        ShippedModel springs("stiff_springs.mdl");
+        const Model& model = springs.model;
         REQUIRE(MicroVerlet::supported(model));
         REQUIRE(model.positions() > 1);
         Vector q(model.positions()), v(model.positions());
         for (Eigen::Index i = 0; i < q.size(); ++i) {
-            q[i] = c.start_positions()[static_cast<std::size_t>(i)] + 0.01 * static_cast<double>(i);
+            q[i] = springs.compiled.start_positions()[static_cast<std::size_t>(i)] +
+                   0.01 * static_cast<double>(i);
             v[i] = 0.1 * static_cast<double>(i + 1);
         }
         check_equal(model, false, 0.25, q, v, 1e-3, 60);
     }
     SECTION("time-dependent force, the model's own phases, unequal masses") {
-        CompiledModel c = compile(forced_source, "forced.mdl");
-        Model model = runtime_model(c);
+        LoadedModel forced(compile(forced_source, "forced.mdl"));
+        const Model& model = forced.model;
         REQUIRE(model.time_dependent());
         REQUIRE(model.vibrations() == 1);
         REQUIRE(MicroVerlet::supported(model));
@@ -163,12 +161,10 @@ TEST_CASE("MicroVerlet equals VelocityVerlet step by step", "[micro_verlet]") {
 }
 
 TEST_CASE("MicroVerlet refuses what it does not integrate", "[micro_verlet]") {
-    CompiledModel damped =
-        compile_file(std::string(MDL_SOURCE_DIR) + "/models/damped_oscillator.mdl");
-    Model model = runtime_model(damped);
+    ShippedModel damped("damped_oscillator.mdl");
+    const Model& model = damped.model;
     CHECK_FALSE(MicroVerlet::supported(model)); // the damper: Verlet's implicit kick
     CHECK_THROWS_AS(MicroVerlet(model), std::logic_error);
-    CompiledModel pendulum =
-        compile_file(std::string(MDL_SOURCE_DIR) + "/models/double_pendulum.mdl");
-    CHECK_FALSE(MicroVerlet::supported(runtime_model(pendulum))); // constraints
+    ShippedModel pendulum("double_pendulum.mdl");
+    CHECK_FALSE(MicroVerlet::supported(pendulum.model)); // constraints
 }

@@ -7,7 +7,8 @@
 // integrates exactly X'' = -c X from the projected (c x0, c p0): X(t) = c x0 cos(sqrt(c) t) +
 // c p0 sin(sqrt(c) t)/sqrt(c), and each re-projection multiplies (X, P) by c. c is computed
 // here by quadrature of the kernel; 1 - c ~ 4e-4 at w = 1000, far above the tolerances.
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/filters.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
@@ -23,6 +24,8 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::LoadedModel;
+using mdl::test::ShippedModel;
 
 namespace {
 
@@ -36,26 +39,6 @@ equation
   der(der(y)) = -w^2*y;
 end FastSlow;
 )";
-
-struct Compiled {
-    CompiledModel compiled;
-    Model model;
-    explicit Compiled(CompiledModel c)
-        : compiled(std::move(c)),
-          model(compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}) {}
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        const auto v = compiled.start_velocities();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-            s.v[i] = v[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
-};
 
 // c = int_{-eta}^{eta} K_eta(t) cos t dt, eta = 10 periods of w
 double kernel_cosine(double w) {
@@ -87,7 +70,7 @@ StiffHmmOptions options(double omega, StiffMacro macro, double step) {
 } // namespace
 
 TEST_CASE("stiff HMM, rk4: the averaged linear system in closed form", "[stiff]") {
-    Compiled m(compile(fast_slow));
+    LoadedModel m(compile(fast_slow));
     const double w = 1000.0;
     const double c = kernel_cosine(w);
     REQUIRE(1.0 - c > 1e-4); // the averaging is visible
@@ -121,7 +104,7 @@ TEST_CASE("stiff HMM, rk4: the averaged linear system in closed form", "[stiff]"
 }
 
 TEST_CASE("stiff HMM, rk4: re-projection multiplies the macro state by c", "[stiff]") {
-    Compiled m(compile(fast_slow));
+    LoadedModel m(compile(fast_slow));
     const double w = 1000.0;
     const double c = kernel_cosine(w), rc = std::sqrt(c);
     StiffHmmOptions o = options(w, StiffMacro::rk4, 1.0 / 32);
@@ -151,7 +134,7 @@ TEST_CASE("stiff HMM, rk4: re-projection multiplies the macro state by c", "[sti
 }
 
 TEST_CASE("stiff HMM, dopri5: dense outputs on the closed form", "[stiff]") {
-    Compiled m(compile(fast_slow));
+    LoadedModel m(compile(fast_slow));
     const double w = 1000.0;
     const double c = kernel_cosine(w), rc = std::sqrt(c);
     StiffHmmOptions o = options(w, StiffMacro::dopri5, 0.25);
@@ -193,7 +176,7 @@ TEST_CASE("stiff HMM: options and failures", "[stiff]") {
     CHECK(to_string(StiffMacro::dopri5) == "dopri5");
     CHECK_THROWS_AS(parse_stiff_macro("verlet"), std::invalid_argument);
 
-    Compiled m(compile(fast_slow));
+    LoadedModel m(compile(fast_slow));
     const auto run = [&](const StiffHmmOptions& o) {
         State s = m.start();
         run_stiff_hmm(m.model, s, o, [](const State&) {});
@@ -219,7 +202,7 @@ TEST_CASE("stiff HMM: options and failures", "[stiff]") {
         CHECK(e.time() == 0.0);
     }
 
-    Compiled chain(compile_file(std::string(MDL_SOURCE_DIR) + "/models/pendulum_chain.mdl"));
+    ShippedModel chain("pendulum_chain.mdl");
     State s = chain.start();
     CHECK_THROWS_AS(run_stiff_hmm(chain.model, s, options(1000.0, StiffMacro::rk4, 1.0 / 32),
                                   [](const State&) {}),

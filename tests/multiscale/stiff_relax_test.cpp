@@ -6,7 +6,8 @@
 // help; the falling chain (three coupled rods, like case (iii) of the paper) needs
 // re-projection onto the slow manifold (without it the macro state drifts off and the micro-
 // integrations blow up at omega = 4000).
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/rattle.hpp"
 #include "runtime/model.hpp"
@@ -22,6 +23,8 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::LoadedModel;
+using mdl::test::shipped_model_path;
 
 namespace {
 
@@ -37,38 +40,20 @@ model RodPendulum "a body of mass 2 on a rod of length 1.5 under gravity"
 end RodPendulum;
 )";
 
-CompiledModel compile_relaxed(bool chain, double relax) {
+// The triple pendulum (chain) or the rod pendulum, its rods relaxed into springs of frequency
+// `relax` (0: the constrained model).
+LoadedModel relaxed_model(bool chain, double relax) {
     const CompileOptions options{.relax_constraints = relax};
-    return chain ? compile_file(std::string(MDL_SOURCE_DIR) + "/models/pendulum_chain.mdl", options)
-                 : compile(rod_pendulum, "rod_pendulum.mdl", options);
+    return LoadedModel(chain ? compile_file(shipped_model_path("pendulum_chain.mdl"), options)
+                             : compile(rod_pendulum, "rod_pendulum.mdl", options));
 }
-
-struct Chain {
-    Chain(bool chain, double relax)
-        : compiled(compile_relaxed(chain, relax)),
-          model(compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}) {}
-    CompiledModel compiled;
-    Model model;
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        const auto v = compiled.start_velocities();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-            s.v[i] = v[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
-};
 
 constexpr double t_end = 1.0;
 constexpr double H = 1.0 / 64;
 
 // RATTLE on the DAE, positions at t = k H
 std::vector<Vector> dae_solution(bool chain) {
-    Chain dae(chain, 0.0);
+    LoadedModel dae = relaxed_model(chain, 0.0);
     REQUIRE(dae.model.constraints() == (chain ? 3 : 1));
     Rattle<ModelForce> rattle(dae.model);
     State s = dae.start();
@@ -86,7 +71,7 @@ std::vector<Vector> dae_solution(bool chain) {
 
 double hmm_error(bool chain, double omega, double reproject, const std::vector<Vector>& dae,
                  StiffHmmStats& stats) {
-    Chain relaxed(chain, omega);
+    LoadedModel relaxed = relaxed_model(chain, omega);
     REQUIRE(relaxed.model.constraints() == 0);
     StiffHmmOptions o;
     o.macro = StiffMacro::rk4;

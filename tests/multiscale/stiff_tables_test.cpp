@@ -1,7 +1,8 @@
 // Reproduction of hmm-stiff-constrained section 4 (REPRODUCTION.md section 2): Table 1's
 // RK4 column at H = 1/32 to two significant digits (5%), Table 2's claim (HMM macro steps
 // independent of w2, direct steps proportional to w2), cases (ii) and (iii).
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/reproduce_stiff.hpp"
 #include "runtime/output/plot.hpp"
@@ -18,28 +19,14 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
 
-struct Springs {
-    explicit Springs(const std::string& file)
-        : compiled(compile_file(std::string(MDL_SOURCE_DIR) + "/models/" + file)),
-          model(compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}) {}
-    CompiledModel compiled;
-    Model model;
-
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        const auto v = compiled.start_velocities();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-            s.v[i] = v[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
+// A stiff-springs model and its start state for given spring frequencies (the start positions
+// depend on w2).
+struct Springs : ShippedModel {
+    using ShippedModel::ShippedModel;
     StiffStart start_for() {
         return [this](double w1, double w2) {
             compiled.set_parameter("w1", w1);

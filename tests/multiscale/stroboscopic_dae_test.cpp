@@ -4,7 +4,8 @@
 // a pendulum in minimal coordinates, then on the vibrated double pendulum in descriptor form
 // (models/double_pendulum.mdl) against a direct integration of the oscillatory system and
 // against HMM SHAKE-SHAKE (Figure 4.1 of hmm-mechanical-vibrations).
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/half_explicit_rk.hpp"
 #include "runtime/multiscale/reproduce_hmm.hpp"
@@ -22,34 +23,12 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::LoadedModel;
+using mdl::test::ShippedModel;
 
 namespace {
 
 constexpr double pi = std::numbers::pi;
-
-struct Compiled {
-    explicit Compiled(CompiledModel c)
-        : compiled(std::move(c)),
-          model(compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}) {}
-    CompiledModel compiled;
-    Model model;
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        const auto v = compiled.start_velocities();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-            s.v[i] = v[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
-};
-
-Compiled double_pendulum() {
-    return Compiled(compile_file(std::string(MDL_SOURCE_DIR) + "/models/double_pendulum.mdl"));
-}
 
 // A rigid pendulum whose pivot vibrates slowly, in descriptor form: the angle q from the
 // upward vertical obeys q'' = (g + a(t))/l sin q (models/kapitza.mdl), x = l sin q, y = l cos q.
@@ -102,7 +81,7 @@ double log2_ratio(double a, double b) {
 
 TEST_CASE("herk3: order 3 on a constrained pendulum, against minimal coordinates",
           "[strobo][herk3]") {
-    Compiled c(compile(cartesian_pendulum, "cartesian_pendulum.mdl"));
+    LoadedModel c(compile(cartesian_pendulum, "cartesian_pendulum.mdl"));
     const double l = 0.2, g = 9.8, vmax = 1.0, omega = 20.0, m = 0.01;
     const int per = 10; // compare at t = k/10
     const AngleSolution ref = minimal_pendulum(l, g, vmax, omega, 0.5, 1.0, per, 4096);
@@ -178,7 +157,7 @@ double angle2(const State& s) {
     return std::atan((s.q[2] - s.q[0]) / (s.q[3] - s.q[1]));
 }
 
-StroboRun strobo_pendulum(Compiled& p, double omega, double H, std::size_t per_period,
+StroboRun strobo_pendulum(ShippedModel& p, double omega, double H, std::size_t per_period,
                           int order = 4, double t_end = 1.0, SolverOptions solver = {}) {
     p.model.set_parameter("omega", omega);
     StroboscopicOptions o;
@@ -223,7 +202,7 @@ TEST_CASE("strobo on the double pendulum: the oscillatory solution at stroboscop
     // 128 per period changes q1 by 1e-4). Strobo's own errors at N = 32 micro steps per period:
     // macro (RK4, H ~ 1/318) ~3e-4, micro ~4e-4 (both measured by halving), so 2e-3 bounds the
     // sum with a margin; H = 10 periods (~1/159) is 16x less accurate (order 4).
-    Compiled p = double_pendulum();
+    ShippedModel p("double_pendulum.mdl");
     const double omega = 1e4, delta = 2 * pi / omega;
     p.model.set_parameter("omega", omega);
     std::vector<double> q1_direct, q2_direct;
@@ -292,7 +271,7 @@ TEST_CASE("strobo on the double pendulum agrees with HMM SHAKE-SHAKE (Figure 4.1
     // of order 2: H = 1/320 and 1/640 differ by d ~ 1.1e-2, so HMM(1/640) is off by ~d/3 and
     // the Richardson value (4 HMM(1/640) - HMM(1/320))/3 by much less. Strobo (H = 1/320, 32
     // micro steps per period) is accurate to ~7e-4 (macro and micro halving: 3e-4, 4e-4).
-    Compiled p = double_pendulum();
+    ShippedModel p("double_pendulum.mdl");
     const double omega = 1e6;
     const bool even = p.compiled.force_even_in_phase(0);
     const PendulumRun h320 =
@@ -341,7 +320,7 @@ TEST_CASE("strobo on the double pendulum agrees with HMM SHAKE-SHAKE (Figure 4.1
 }
 
 TEST_CASE("strobo on the double pendulum: cost and results independent of omega", "[strobo][dae]") {
-    Compiled p = double_pendulum();
+    ShippedModel p("double_pendulum.mdl");
     const StroboRun w4 = strobo_pendulum(p, 1e4, 1.0 / 320, 16);
     const StroboRun w6 = strobo_pendulum(p, 1e6, 1.0 / 320, 16);
     const StroboRun w8 = strobo_pendulum(p, 1e8, 1.0 / 320, 16);
@@ -377,7 +356,7 @@ TEST_CASE("strobo on the double pendulum without projection: the drift stays sma
           "[strobo][dae]") {
     // The averaged field is tangent to the constraint manifold up to the differencing error;
     // without the projection only the macro-integration's local errors move Y off it.
-    Compiled p = double_pendulum();
+    ShippedModel p("double_pendulum.mdl");
     p.model.set_parameter("omega", 1e6);
     StroboscopicOptions o;
     o.macro_step = 1.0 / 320;
@@ -403,7 +382,7 @@ TEST_CASE("strobo on the double pendulum without projection: the drift stays sma
 
 TEST_CASE("strobo micro-integrators for constrained models; failures name the macro time",
           "[strobo][dae]") {
-    Compiled p = double_pendulum();
+    ShippedModel p("double_pendulum.mdl");
     CHECK(parse_stroboscopic_micro("herk3") == StroboscopicMicro::half_explicit_rk3);
     CHECK(parse_stroboscopic_micro("auto") == StroboscopicMicro::automatic);
     CHECK(to_string(StroboscopicMicro::half_explicit_rk3) == "herk3");
@@ -415,7 +394,7 @@ TEST_CASE("strobo micro-integrators for constrained models; failures name the ma
                     MethodNotApplicable);
     CHECK_THROWS_AS(resolve_stroboscopic_micro(p.model, StroboscopicMicro::verlet),
                     MethodNotApplicable);
-    Compiled k(compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza_eps.mdl"));
+    ShippedModel k("kapitza_eps.mdl");
     CHECK(resolve_stroboscopic_micro(k.model, StroboscopicMicro::automatic) ==
           StroboscopicMicro::rk4);
     CHECK(resolve_stroboscopic_micro(k.model, StroboscopicMicro::half_explicit_rk3) ==
@@ -449,9 +428,9 @@ TEST_CASE("strobo micro-integrators for constrained models; failures name the ma
 
 TEST_CASE("herk3 on an unconstrained model is the explicit RK3 of its tableau", "[strobo][herk3]") {
     // q'' = -q from (1, 0): third order, one force evaluation per stage
-    Compiled c(compile("model Osc\n  coordinate q(start = 1);\nequation\n  der(der(q)) = -q;\n"
-                       "end Osc;\n",
-                       "osc.mdl"));
+    LoadedModel c(compile("model Osc\n  coordinate q(start = 1);\nequation\n  der(der(q)) = -q;\n"
+                          "end Osc;\n",
+                          "osc.mdl"));
     std::vector<double> errors;
     for (const int steps : {20, 40, 80}) {
         HalfExplicitRK3<> herk(c.model);

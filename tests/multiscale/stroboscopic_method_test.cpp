@@ -1,6 +1,7 @@
 // The stroboscopic averaging driver: counts, options, the DOPRI5 macro-integrator, outputs,
 // the micro-integrations' origin, CSV output, and what it refuses.
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/reproduce_strobo.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
@@ -18,30 +19,11 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
 
 constexpr double pi = std::numbers::pi;
-
-struct Compiled {
-    explicit Compiled(const std::string& file)
-        : compiled(compile_file(std::string(MDL_SOURCE_DIR) + "/models/" + file)),
-          model(compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}) {}
-    CompiledModel compiled;
-    Model model;
-    State start() const {
-        State s = model.zero_state();
-        const auto q = compiled.start_positions();
-        const auto v = compiled.start_velocities();
-        for (Eigen::Index i = 0; i < s.q.size(); ++i) {
-            s.q[i] = q[static_cast<std::size_t>(i)];
-            s.v[i] = v[static_cast<std::size_t>(i)];
-        }
-        return s;
-    }
-};
 
 struct Error {
     double q = 0.0, p = 0.0;
@@ -68,7 +50,7 @@ Error error_against(const GridSolution& ref, const std::vector<State>& outputs, 
 } // namespace
 
 TEST_CASE("the period comes from the model's phase rate; counts per macro step", "[strobo]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     k.model.set_parameter("eps", 1.0 / 800);
     for (const int order : {2, 4}) {
         StroboscopicOptions options;
@@ -95,7 +77,7 @@ TEST_CASE("the period comes from the model's phase rate; counts per macro step",
 
 TEST_CASE("DOPRI5 as macro-integrator: stroboscopic output points, tolerance-driven accuracy",
           "[strobo][dopri5]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     const double eps = 1.0 / 3200;
     const GridSolution ref = oscillatory_reference(k.model, k.start(), eps, pi / 50);
     Error last;
@@ -135,7 +117,7 @@ TEST_CASE("DOPRI5 as macro-integrator: stroboscopic output points, tolerance-dri
 }
 
 TEST_CASE("DOPRI5 without an output interval reports every accepted step", "[strobo][dopri5]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     StroboscopicOptions options;
     options.macro = StroboscopicMacro::dopri5;
     options.macro_step = 0.0;
@@ -153,7 +135,7 @@ TEST_CASE("DOPRI5 without an output interval reports every accepted step", "[str
 TEST_CASE("micro-integrations start at the run's initial time, not at the macro time", "[strobo]") {
     // Started at t0 = 0.1 (phase theta(0.1), not theta0), the outputs t0 + n H are
     // stroboscopic for the solution from t0.
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     const double eps = 1.0 / 1600, H = pi / 100;
     State start = k.start();
     start.t = 0.1;
@@ -173,7 +155,7 @@ TEST_CASE("micro-integrations start at the run's initial time, not at the macro 
 }
 
 TEST_CASE("H not a multiple of the period: outputs are the smooth interpolant", "[strobo]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     StroboscopicOptions options;
     options.macro_step = 0.1; // 6.37 periods of eps = 1/400
     options.whole_steps = false;
@@ -186,7 +168,7 @@ TEST_CASE("H not a multiple of the period: outputs are the smooth interpolant", 
 }
 
 TEST_CASE("velocity Verlet as micro-integrator converges with the micro step", "[strobo]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     const double eps = 1.0 / 1600, H = pi / 100;
     const GridSolution ref = oscillatory_reference(k.model, k.start(), eps, H);
     std::vector<double> errors;
@@ -208,7 +190,7 @@ TEST_CASE("velocity Verlet as micro-integrator converges with the micro step", "
 }
 
 TEST_CASE("the driver writes CSV through runtime::CsvWriter", "[strobo]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     std::ostringstream out;
     CsvWriter csv(out, k.model);
     StroboscopicOptions options;
@@ -221,7 +203,7 @@ TEST_CASE("the driver writes CSV through runtime::CsvWriter", "[strobo]") {
 }
 
 TEST_CASE("what stroboscopic averaging refuses", "[strobo]") {
-    Compiled k("kapitza_eps.mdl");
+    ShippedModel k("kapitza_eps.mdl");
     StroboscopicOptions options;
     State s = k.start();
     const auto nothing = [](const State&) {
@@ -235,7 +217,7 @@ TEST_CASE("what stroboscopic averaging refuses", "[strobo]") {
     options.micro_steps_per_period = 0;
     CHECK_THROWS_AS(run_stroboscopic(k.model, s, options, nothing), std::invalid_argument);
 
-    Compiled oscillator("harmonic_oscillator.mdl"); // no vibration
+    ShippedModel oscillator("harmonic_oscillator.mdl"); // no vibration
     State so = oscillator.start();
     CHECK_THROWS_AS(run_stroboscopic(oscillator.model, so, StroboscopicOptions{}, nothing),
                     MethodNotApplicable);
@@ -244,7 +226,7 @@ TEST_CASE("what stroboscopic averaging refuses", "[strobo]") {
     with_period.period = 0.01;
     CHECK_NOTHROW(run_stroboscopic(oscillator.model, so, with_period, nothing));
 
-    Compiled pendulum("double_pendulum.mdl"); // constrained: RK4 micro steps cannot keep g = 0
+    ShippedModel pendulum("double_pendulum.mdl"); // constrained: RK4 micro steps cannot keep g = 0
     State sp = pendulum.start();
     StroboscopicOptions explicit_rk4;
     explicit_rk4.micro = StroboscopicMicro::rk4;

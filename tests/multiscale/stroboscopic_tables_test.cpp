@@ -2,7 +2,8 @@
 // section 3): the fourth-order table (16 entries) with the microstep counts, the second-order
 // row at H = pi/25, and (beyond the paper's q) the p table at H = pi/50 and pi/100; two
 // significant digits (relative 5%).
-#include "mdl/compiled_model.hpp"
+#include "shipped_model.hpp"
+
 #include "runtime/model.hpp"
 #include "runtime/multiscale/reproduce_strobo.hpp"
 
@@ -15,25 +16,11 @@
 using namespace mdl;
 using namespace mdl::runtime;
 using namespace mdl::runtime::multiscale;
+using mdl::test::ShippedModel;
 
 namespace {
 
 constexpr double pi = std::numbers::pi;
-
-struct KapitzaEps {
-    CompiledModel compiled =
-        compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza_eps.mdl");
-    Model model{compiled.kernels(),
-                {compiled.parameters().begin(), compiled.parameters().end()},
-                ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
-                           compiled.constraint_names(), compiled.parameter_names()}};
-    State start() const {
-        State s = model.zero_state();
-        s.q[0] = compiled.start_positions()[0];
-        s.v[0] = compiled.start_velocities()[0];
-        return s;
-    }
-};
 
 void check_rows(const std::vector<StroboRow>& rows) {
     for (const StroboRow& r : rows) {
@@ -48,7 +35,7 @@ void check_rows(const std::vector<StroboRow>& rows) {
 
 TEST_CASE("fourth-order differencing: the 16 q entries with the microstep counts",
           "[strobo][table]") {
-    KapitzaEps k;
+    ShippedModel k("kapitza_eps.mdl");
     const auto rows = reproduce_stroboscopic_tables(k.model, k.start(), {"q4"},
                                                     {pi / 25, pi / 50, pi / 100, pi / 200});
     REQUIRE(rows.size() == 16);
@@ -59,17 +46,15 @@ TEST_CASE("fourth-order differencing: the 16 q entries with the microstep counts
     }
 }
 
-TEST_CASE("second-order differencing: the row at H = pi/25 (560 microsteps)",
-          "[strobo][table]") {
-    KapitzaEps k;
+TEST_CASE("second-order differencing: the row at H = pi/25 (560 microsteps)", "[strobo][table]") {
+    ShippedModel k("kapitza_eps.mdl");
     const auto rows = reproduce_stroboscopic_tables(k.model, k.start(), {"q2"}, {pi / 25});
     REQUIRE(rows.size() == 4);
     check_rows(rows);
 }
 
-TEST_CASE("fourth-order differencing: the p table at H = pi/50 and pi/100",
-          "[strobo][table]") {
-    KapitzaEps k;
+TEST_CASE("fourth-order differencing: the p table at H = pi/50 and pi/100", "[strobo][table]") {
+    ShippedModel k("kapitza_eps.mdl");
     const auto rows =
         reproduce_stroboscopic_tables(k.model, k.start(), {"p4"}, {pi / 50, pi / 100});
     REQUIRE(rows.size() == 8);
@@ -78,7 +63,7 @@ TEST_CASE("fourth-order differencing: the p table at H = pi/50 and pi/100",
 
 TEST_CASE("the cost at fixed H does not depend on eps; eps = 1e-9 stays accurate",
           "[strobo][eps]") {
-    KapitzaEps k;
+    ShippedModel k("kapitza_eps.mdl");
     for (const double H : {pi / 50, pi / 100}) {
         // the same work for every eps: h and the windows are proportional to eps
         std::vector<std::size_t> evaluations;
@@ -104,11 +89,11 @@ TEST_CASE("the cost at fixed H does not depend on eps; eps = 1e-9 stays accurate
 
 TEST_CASE("the oscillatory reference is converged", "[strobo][reference]") {
     // the tables' smallest entry is 3.45e-5: the reference must be far more accurate
-    KapitzaEps k;
-    const GridSolution a = oscillatory_reference(k.model, k.start(), 1.0 / 3200, pi / 200, 1.0,
-                                                 1e-13);
-    const GridSolution b = oscillatory_reference(k.model, k.start(), 1.0 / 3200, pi / 200, 1.0,
-                                                 1e-11);
+    ShippedModel k("kapitza_eps.mdl");
+    const GridSolution a =
+        oscillatory_reference(k.model, k.start(), 1.0 / 3200, pi / 200, 1.0, 1e-13);
+    const GridSolution b =
+        oscillatory_reference(k.model, k.start(), 1.0 / 3200, pi / 200, 1.0, 1e-11);
     REQUIRE(a.q.size() == 64);
     double dq = 0.0, dp = 0.0;
     for (std::size_t i = 0; i < a.q.size(); ++i) {
@@ -122,7 +107,7 @@ TEST_CASE("the oscillatory reference is converged", "[strobo][reference]") {
 
 // Regenerates the tables of docs/stroboscopic.md (hidden: run with "[.docs]").
 TEST_CASE("print every table of the paper for the docs", "[.docs]") {
-    KapitzaEps k;
+    ShippedModel k("kapitza_eps.mdl");
     auto rows = reproduce_stroboscopic_tables(k.model, k.start(), {"q4", "p4", "q2"});
     std::cout << stroboscopic_markdown(rows);
     std::vector<StroboRow> tiny;

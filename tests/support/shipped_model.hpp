@@ -10,6 +10,7 @@
 #include "simulation_setup.hpp"
 
 #include <string>
+#include <utility>
 
 namespace mdl::test {
 
@@ -18,16 +19,21 @@ inline std::string shipped_model_path(const std::string& file) {
     return std::string(MDL_SOURCE_DIR) + "/models/" + file;
 }
 
-struct ShippedModel {
-    explicit ShippedModel(const std::string& file, const CompileOptions& options = {})
-        : compiled(compile_file(shipped_model_path(file), options)),
-          model(cli::runtime_model(compiled)) {}
+// Any compiled model (a test's own source text, ...) set up for the runtime the same way.
+struct LoadedModel {
+    explicit LoadedModel(CompiledModel c)
+        : compiled(std::move(c)), model(cli::runtime_model(compiled)) {}
 
     // The model's start positions and velocities (and first-order states) at time t0.
     runtime::State start(double t0 = 0.0) const { return cli::initial_state(compiled, model, t0); }
 
     CompiledModel compiled;
     runtime::Model model;
+};
+
+struct ShippedModel : LoadedModel {
+    explicit ShippedModel(const std::string& file, const CompileOptions& options = {})
+        : LoadedModel(compile_file(shipped_model_path(file), options)) {}
 };
 
 } // namespace mdl::test
