@@ -146,6 +146,38 @@ void require_vibration(const CompiledModel& compiled, const std::string& method,
     }
 }
 
+// The multiscale runs' interval: --start/--stop or the annotation's StartTime/StopTime.
+void multiscale_interval(const SimulationSettings& o, const CompiledModel& compiled,
+                         SimulationResult& r, double& t_end) {
+    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    r.stop = t_end;
+    require_interval(r.start, t_end);
+}
+
+// --macro (rk4 or dopri5, or the annotation's `macro`) parsed by the method's own parser, the
+// error naming the option.
+template <class Parse>
+auto macro_integrator(const SimulationSettings& o, const CompiledModel& compiled, Parse parse) {
+    try {
+        return parse(o.macro.value_or(compiled.text_setting("macro", "rk4")));
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("--macro: {}", e.what()));
+    }
+}
+
+// --step (or the annotation's `step`): the macro step of a fixed-step macro-integrator
+// (default `fixed`), or the output interval of an adaptive one (default 0: every step).
+double macro_step(const SimulationSettings& o, const CompiledModel& compiled, bool adaptive,
+                  double fixed) {
+    const double H = o.step.value_or(compiled.number_setting("step", adaptive ? 0.0 : fixed));
+    if (!(H > 0) && !(adaptive && H == 0)) {
+        throw std::invalid_argument(
+            fmt::format("--step: the macro step must be positive, got {}", H));
+    }
+    return H;
+}
+
 // HMM: a macro step H of the averaged motion; each averaged force from a micro-integration of
 // the model over a window of fast periods (docs/hmm.md).
 SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
@@ -162,10 +194,8 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
     options.window_periods = o.window.value_or(compiled.number_setting("window", 0.0));
     SimulationResult r;
     r.method = method;
-    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
-    options.t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
-    r.stop = options.t_end;
-    options.macro_step = o.step.value_or(compiled.number_setting("step", 1.0 / 80));
+    multiscale_interval(o, compiled, r, options.t_end);
+    options.macro_step = macro_step(o, compiled, false, 1.0 / 80);
     options.macro_time_scale =
         o.macro_time.value_or(compiled.number_setting("macro_time_scale", 1.0));
     options.micro_steps_per_period = o.micro_steps_per_period.value_or(
@@ -173,11 +203,6 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
     options.force_even_in_phase = compiled.force_even_in_phase(options.vibration);
     if (o.constraint_tol) {
         options.solver.constraint_tolerance = *o.constraint_tol;
-    }
-    require_interval(r.start, options.t_end);
-    if (!(options.macro_step > 0)) {
-        throw std::invalid_argument(
-            fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
     }
     const ms::HmmStats stats =
         run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
@@ -209,12 +234,7 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
         throw std::invalid_argument(
             fmt::format("--order: the differencing order must be 2 or 4, got {}", options.order));
     }
-    try {
-        options.macro =
-            ms::parse_stroboscopic_macro(o.macro.value_or(compiled.text_setting("macro", "rk4")));
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("--macro: {}", e.what()));
-    }
+    options.macro = macro_integrator(o, compiled, ms::parse_stroboscopic_macro);
     if (o.micro || !compiled.text_setting("micro", "").empty()) {
         try {
             options.micro = ms::parse_stroboscopic_micro(
@@ -225,17 +245,9 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     }
     SimulationResult r;
     r.method = "strobo";
-    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
-    options.t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
-    r.stop = options.t_end;
-    require_interval(r.start, options.t_end);
+    multiscale_interval(o, compiled, r, options.t_end);
     const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
-    options.macro_step =
-        o.step.value_or(compiled.number_setting("step", adaptive ? 0.0 : std::numbers::pi / 50.0));
-    if (!(options.macro_step > 0) && !(adaptive && options.macro_step == 0)) {
-        throw std::invalid_argument(
-            fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
-    }
+    options.macro_step = macro_step(o, compiled, adaptive, std::numbers::pi / 50.0);
     options.whole_steps = false; // the run ends at the stop time
     options.micro_steps_per_period = o.micro_steps_per_period.value_or(
         static_cast<std::size_t>(compiled.number_setting("micro_steps_per_period", 10.0)));
@@ -276,25 +288,12 @@ SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel&
                                const ProgressCallback& progress) {
     namespace ms = runtime::multiscale;
     ms::StiffHmmOptions options;
-    try {
-        options.macro =
-            ms::parse_stiff_macro(o.macro.value_or(compiled.text_setting("macro", "rk4")));
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("--macro: {}", e.what()));
-    }
+    options.macro = macro_integrator(o, compiled, ms::parse_stiff_macro);
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
     SimulationResult r;
     r.method = "hmm-stiff";
-    r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
-    options.t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
-    r.stop = options.t_end;
-    require_interval(r.start, options.t_end);
-    options.macro_step =
-        o.step.value_or(compiled.number_setting("step", adaptive ? 0.0 : 1.0 / 32));
-    if (!(options.macro_step > 0) && !(adaptive && options.macro_step == 0)) {
-        throw std::invalid_argument(
-            fmt::format("--step: the macro step must be positive, got {}", options.macro_step));
-    }
+    multiscale_interval(o, compiled, r, options.t_end);
+    options.macro_step = macro_step(o, compiled, adaptive, 1.0 / 32);
     // the fast frequency: --omega, else the relaxed constraints', else the model's fastest spring
     std::string omega_source = "--omega";
     if (o.omega) {
