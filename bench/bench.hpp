@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace benchmark::internal {
+class Benchmark;
+}
+
 namespace mdl::bench {
 
 // A shipped model, models/<stem>.mdl, read once (nothing is read from disk while timing).
@@ -72,6 +76,22 @@ struct MultiscaleSettings {
 // `log`) and registers multiscale/<method>/omega:<w>. False (after saying why) on failure.
 bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ostream& log);
 
+// A study run's timing: wall time in ms; runs calibrated above 0.5 s one iteration each
+// (long_repetitions), shorter ones 0.2 s minimum (repetitions).
+void time_study_run(benchmark::internal::Benchmark* b, double calibrated_seconds,
+                    const MultiscaleSettings& settings);
+
+// ---- stiff springs: HMM against CVODE (stiff_bench.cpp) -----------------------------------
+
+// The stiff-springs study runs like the multiscale one (same cap and repetitions).
+using StiffSettings = MultiscaleSettings;
+
+// models/stiff_springs.mdl at w2 = 200 ... 20000: the stiff HMM (DOPRI5 macro, the paper's
+// Table 2 settings) and CVODE BDF, CVODE Adams and DOPRI5 each tuned in this run to the HMM's
+// error (progress on `log`); registers stiff/<method>/w2:<value>. False (after saying why) on
+// failure.
+bool register_stiff_benchmarks(const StiffSettings& settings, std::ostream& log);
+
 // ---- the multiscale inner loop (micro_step_bench.cpp) -------------------------------------
 
 // micro_step/<case>/paired: one micro step of a force estimate against one JIT force call.
@@ -93,6 +113,12 @@ struct Measurement {
 };
 using Results = std::map<std::string, Measurement>; // by benchmark name
 
+// The measurement of one benchmark, or null when it did not run (filtered out).
+const Measurement* find_result(const Results& results, const std::string& name);
+// Table cells: 1.2e-03; milliseconds from nanoseconds with 2, 1 or 0 decimals.
+std::string sci(double value);
+std::string milliseconds(double ns);
+
 struct ColdCompiles {
     std::optional<CompileTimes> in_process; // the first compile of this process
     std::string in_process_model;
@@ -108,5 +134,11 @@ std::string summary_markdown(const Results& results, const ColdCompiles& cold,
 // (omega and a column per method) for the plot. Empty when those benchmarks were not
 // registered.
 std::string multiscale_markdown(const Results& results, const std::string& csv_prefix);
+
+// The stiff-springs tables (error, steps, force and Jacobian evaluations, wall time, cost
+// ratios; Markdown, stiff_bench.cpp); with a prefix, also <prefix>-time.csv and
+// <prefix>-evaluations.csv (w2 and a column per method) and their log-log plots. Empty when
+// those benchmarks were not registered.
+std::string stiff_markdown(const Results& results, const std::string& csv_prefix);
 
 } // namespace mdl::bench

@@ -6,6 +6,9 @@
 //   --mdl_multiscale_markdown=FILE  write the multiscale tables (multiscale_bench.cpp) to FILE
 //   --mdl_multiscale_csv=PREFIX     and the plot data to PREFIX-time.csv, PREFIX-evaluations.csv
 //   --mdl_multiscale_cap=SECONDS    direct runs estimated to take longer are not run (30)
+//   --mdl_stiff_markdown=FILE  write the stiff-springs tables (stiff_bench.cpp) to FILE
+//   --mdl_stiff_csv=PREFIX     and the plot data to PREFIX-time.csv, PREFIX-evaluations.csv
+//   --mdl_stiff_cap=SECONDS    direct stiff-springs runs estimated to take longer are not run (30)
 #include "bench.hpp"
 
 #include "source/source_file.hpp"
@@ -204,9 +207,10 @@ std::optional<CompileTimes> compile_in_fresh_process(const std::string& path) {
     return std::nullopt;
 }
 
-// Whether --benchmark_filter selects the multiscale benchmarks (their calibration takes a
-// minute or more, so it is skipped when they would not run).
-bool multiscale_selected() {
+// Whether --benchmark_filter selects the benchmark `name`, e.g. one of the multiscale or
+// stiff-springs benchmarks (their calibration takes a minute or more, so it is skipped when
+// they would not run).
+bool filter_selects(const std::string& name) {
     std::string filter = benchmark::GetBenchmarkFilter();
     if (filter.empty() || filter == "all") {
         return true;
@@ -215,7 +219,7 @@ bool multiscale_selected() {
     if (negative) {
         filter.erase(0, 1);
     }
-    const bool match = std::regex_search("multiscale/hmm-simple/omega:1e6", std::regex(filter));
+    const bool match = std::regex_search(name, std::regex(filter));
     return match != negative;
 }
 
@@ -228,7 +232,9 @@ bool multiscale_selected() {
 int main(int argc, char** argv) {
     using namespace mdl::bench;
     std::string markdown_path, multiscale_markdown_path, multiscale_csv_prefix;
+    std::string stiff_markdown_path, stiff_csv_prefix;
     MultiscaleSettings multiscale;
+    StiffSettings stiff;
     int cold_repetitions = 5;
     std::vector<char*> args{argv[0]};
     for (int i = 1; i < argc; ++i) {
@@ -251,6 +257,12 @@ int main(int argc, char** argv) {
             multiscale_csv_prefix = std::string(*prefix);
         } else if (auto cap = flag_value(arg, "--mdl_multiscale_cap")) {
             multiscale.cap_seconds = std::stod(std::string(*cap));
+        } else if (auto stiff_tables = flag_value(arg, "--mdl_stiff_markdown")) {
+            stiff_markdown_path = std::string(*stiff_tables);
+        } else if (auto stiff_prefix = flag_value(arg, "--mdl_stiff_csv")) {
+            stiff_csv_prefix = std::string(*stiff_prefix);
+        } else if (auto stiff_cap = flag_value(arg, "--mdl_stiff_cap")) {
+            stiff.cap_seconds = std::stod(std::string(*stiff_cap));
         } else if (auto count = flag_value(arg, "--mdl_cold_repetitions")) {
             cold_repetitions = std::stoi(std::string(*count));
         } else {
@@ -286,7 +298,11 @@ int main(int argc, char** argv) {
     if (!register_kernel_benchmarks(std::cerr)) {
         return 1;
     }
-    if (multiscale_selected() && !register_multiscale_benchmarks(multiscale, std::cerr)) {
+    if (filter_selects("multiscale/hmm-simple/omega:1e6") &&
+        !register_multiscale_benchmarks(multiscale, std::cerr)) {
+        return 1;
+    }
+    if (filter_selects("stiff/hmm-stiff/w2:1000") && !register_stiff_benchmarks(stiff, std::cerr)) {
         return 1;
     }
 
@@ -298,13 +314,20 @@ int main(int argc, char** argv) {
     const Results results = reporter.results();
     const std::string summary = summary_markdown(results, cold, models);
     const std::string multiscale_summary = multiscale_markdown(results, multiscale_csv_prefix);
-    std::cout << "\n" << summary << "\n" << multiscale_summary << std::flush;
-    if (!multiscale_markdown_path.empty()) {
-        std::ofstream out(multiscale_markdown_path);
-        out << multiscale_summary;
-        if (!out) {
-            std::cerr << "mdl_bench: cannot write " << multiscale_markdown_path << "\n";
-            return 1;
+    const std::string stiff_summary = stiff_markdown(results, stiff_csv_prefix);
+    std::cout << "\n"
+              << summary << "\n"
+              << multiscale_summary << (stiff_summary.empty() ? "" : "\n") << stiff_summary
+              << std::flush;
+    for (const auto& [path, text] : {std::pair{multiscale_markdown_path, multiscale_summary},
+                                     std::pair{stiff_markdown_path, stiff_summary}}) {
+        if (!path.empty()) {
+            std::ofstream out(path);
+            out << text;
+            if (!out) {
+                std::cerr << "mdl_bench: cannot write " << path << "\n";
+                return 1;
+            }
         }
     }
     if (!markdown_path.empty()) {

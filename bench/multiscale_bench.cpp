@@ -442,23 +442,17 @@ void time_case(benchmark::State& bench, const Case& c) {
     bench.counters["omega"] = c.omega;
 }
 
-const Measurement* find(const Results& results, const std::string& name) {
-    auto it = results.find(name);
-    return it == results.end() ? nullptr : &it->second;
-}
-
-std::string sci(double value) {
-    return fmt::format("{:.1e}", value);
-}
-
-std::string milliseconds(double ns) {
-    const double ms = ns / 1e6;
-    return ms >= 100 ? fmt::format("{:.0f}", ms)
-           : ms >= 1 ? fmt::format("{:.1f}", ms)
-                     : fmt::format("{:.2f}", ms);
-}
-
 } // namespace
+
+void time_study_run(benchmark::internal::Benchmark* b, double calibrated_seconds,
+                    const MultiscaleSettings& settings) {
+    b->Unit(benchmark::kMillisecond)->UseRealTime();
+    if (calibrated_seconds > 0.5) {
+        b->Iterations(1)->Repetitions(settings.long_repetitions);
+    } else {
+        b->MinTime(0.2)->Repetitions(settings.repetitions);
+    }
+}
 
 bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ostream& log) {
     Study& st = study();
@@ -474,15 +468,9 @@ bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ost
             continue;
         }
         c.benchmark = "multiscale/" + c.method->name + "/omega:" + omega_text(c.omega);
-        auto* b = benchmark::RegisterBenchmark(c.benchmark.c_str(),
-                                               [&c](benchmark::State& s) { time_case(s, c); })
-                      ->Unit(benchmark::kMillisecond)
-                      ->UseRealTime();
-        if (c.outcome.seconds > 0.5) {
-            b->Iterations(1)->Repetitions(settings.long_repetitions);
-        } else {
-            b->MinTime(0.2)->Repetitions(settings.repetitions);
-        }
+        time_study_run(benchmark::RegisterBenchmark(c.benchmark.c_str(),
+                                                    [&c](benchmark::State& s) { time_case(s, c); }),
+                       c.outcome.seconds, settings);
     }
     return true;
 }
@@ -501,7 +489,7 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
         return nullptr;
     };
     const auto time_ns = [&](const Case& c) -> double {
-        const Measurement* r = c.run ? find(results, c.benchmark) : nullptr;
+        const Measurement* r = c.run ? find_result(results, c.benchmark) : nullptr;
         return r ? r->real_ns : std::numeric_limits<double>::quiet_NaN();
     };
     std::string header = "| method | setting |";

@@ -14,11 +14,6 @@ namespace {
 constexpr double compile_target_ms = 10.0;
 constexpr double kernel_target_ratio = 0.95;
 
-const Measurement* find(const Results& results, const std::string& name) {
-    auto it = results.find(name);
-    return it == results.end() ? nullptr : &it->second;
-}
-
 double counter(const Measurement& m, const std::string& name) {
     auto it = m.counters.find(name);
     return it == m.counters.end() ? 0.0 : it->second;
@@ -56,12 +51,12 @@ std::string compile_table(const Results& results, const ColdCompiles& cold,
            "cold, fresh process [ms] | warm < 10 ms |\n";
     out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n";
     for (const ModelSource& model : models) {
-        const Measurement* warm = find(results, "compile/" + model.stem);
+        const Measurement* warm = find_result(results, "compile/" + model.stem);
         if (warm == nullptr) {
             continue;
         }
         const double total = warm->real_ns / 1e6;
-        const Measurement* cached = find(results, "compile_cached/" + model.stem);
+        const Measurement* cached = find_result(results, "compile_cached/" + model.stem);
         std::string cold_text = "-";
         if (auto it = cold.fresh_process.find(model.stem); it != cold.fresh_process.end()) {
             std::vector<double> totals;
@@ -113,11 +108,11 @@ std::string kernel_table(const Results& results) {
     out += "|---|---|--:|--:|--:|--:|:-:|--:|--:|--:|--:|--:|\n";
     for (const KernelCaseName& c : kernel_cases()) {
         const std::string prefix = "kernel/" + c.model + "/" + c.kernel + "/";
-        const Measurement* jit = find(results, prefix + "jit");
-        const Measurement* hand = find(results, prefix + "handwritten");
-        const Measurement* paired = find(results, prefix + "paired");
-        const Measurement* native = find(results, prefix + "handwritten_native");
-        const Measurement* evaluator = find(results, prefix + "evaluator");
+        const Measurement* jit = find_result(results, prefix + "jit");
+        const Measurement* hand = find_result(results, prefix + "handwritten");
+        const Measurement* paired = find_result(results, prefix + "paired");
+        const Measurement* native = find_result(results, prefix + "handwritten_native");
+        const Measurement* evaluator = find_result(results, prefix + "evaluator");
         if (jit == nullptr || hand == nullptr) {
             continue;
         }
@@ -164,7 +159,7 @@ std::string micro_step_table(const Results& results) {
     std::string out;
     std::size_t rows = 0, met = 0;
     for (const MicroStepCaseName& c : micro_step_cases()) {
-        const Measurement* m = find(results, c.benchmark);
+        const Measurement* m = find_result(results, c.benchmark);
         if (m == nullptr) {
             continue;
         }
@@ -241,6 +236,22 @@ std::string step_table(const Results& results) {
 }
 
 } // namespace
+
+const Measurement* find_result(const Results& results, const std::string& name) {
+    auto it = results.find(name);
+    return it == results.end() ? nullptr : &it->second;
+}
+
+std::string sci(double value) {
+    return fmt::format("{:.1e}", value);
+}
+
+std::string milliseconds(double ns) {
+    const double ms = ns / 1e6;
+    return ms >= 100 ? fmt::format("{:.0f}", ms)
+           : ms >= 1 ? fmt::format("{:.1f}", ms)
+                     : fmt::format("{:.2f}", ms);
+}
 
 std::string summary_markdown(const Results& results, const ColdCompiles& cold,
                              const std::vector<ModelSource>& models) {

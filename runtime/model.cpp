@@ -62,7 +62,7 @@ bool Model::conservative() const {
            states() == 0;
 }
 
-void Model::set_parameter(std::string_view name, double value) {
+std::size_t Model::parameter_index(std::string_view name) const {
     const auto& names = names_.parameters;
     const auto found = std::find(names.begin(), names.end(), name);
     if (found == names.end()) {
@@ -74,8 +74,16 @@ void Model::set_parameter(std::string_view name, double value) {
         }
         throw std::invalid_argument(message);
     }
-    parameters_[static_cast<std::size_t>(found - names.begin())] = value;
+    return static_cast<std::size_t>(found - names.begin());
+}
+
+void Model::set_parameter(std::string_view name, double value) {
+    parameters_[parameter_index(name)] = value;
     evaluate_mass();
+}
+
+double Model::parameter(std::string_view name) const {
+    return parameters_[parameter_index(name)];
 }
 
 void Model::evaluate_mass() {

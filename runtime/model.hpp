@@ -53,6 +53,8 @@ public:
     // Sets a parameter by name (`-p omega=1e8`) and re-evaluates the mass. Throws
     // std::invalid_argument for an unknown name, suggesting the closest one.
     void set_parameter(std::string_view name, double value);
+    // The current value of a parameter by name; throws like set_parameter.
+    double parameter(std::string_view name) const;
 
     const Vector& mass() const { return mass_; }
     const Vector& inverse_mass() const { return inverse_mass_; }
@@ -91,6 +93,7 @@ public:
 
 private:
     static std::size_t idx(Eigen::Index i) { return static_cast<std::size_t>(i); }
+    std::size_t parameter_index(std::string_view name) const; // throws for an unknown name
     mdl_kernel_args args(double t, const Vector& q, const Vector& v, const Vector& x,
                          const Vector& theta) const;
     void evaluate_mass();

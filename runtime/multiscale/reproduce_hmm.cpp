@@ -15,16 +15,6 @@ namespace mdl::runtime::multiscale {
 
 namespace {
 
-double parameter(const Model& model, const std::string& name) {
-    const auto& names = model.parameter_names();
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        if (names[i] == name) {
-            return model.parameters()[i];
-        }
-    }
-    throw std::invalid_argument("the model has no parameter '" + name + "'");
-}
-
 Eigen::Index position(const Model& model, const std::string& name) {
     for (Eigen::Index i = 0; i < model.positions(); ++i) {
         if (model.position_name(i) == name) {
@@ -131,9 +121,9 @@ std::string format_H(double H) {
 
 AveragedSolution averaged_pendulum_solution(const Model& kapitza, const State& start, double H,
                                             double t_end) {
-    const double l = parameter(kapitza, "l");
-    const double g = parameter(kapitza, "g");
-    const double vmax = parameter(kapitza, "vmax");
+    const double l = kapitza.parameter("l");
+    const double g = kapitza.parameter("g");
+    const double vmax = kapitza.parameter("vmax");
     Dopri5Options options;
     options.rtol = 1e-13;
     options.atol = 1e-15;

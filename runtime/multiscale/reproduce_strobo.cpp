@@ -23,15 +23,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double parameter(const Model& model, const std::string& name) {
-    const auto& names = model.parameter_names();
-    const auto found = std::find(names.begin(), names.end(), name);
-    if (found == names.end()) {
-        throw std::invalid_argument("the model has no parameter '" + name + "'");
-    }
-    return model.parameters()[static_cast<std::size_t>(found - names.begin())];
-}
-
 std::size_t grid_points(double t0, double dt, double t_end) {
     return static_cast<std::size_t>(std::floor((t_end - t0) / dt + 1e-9)) + 1;
 }
@@ -130,8 +121,8 @@ GridSolution oscillatory_reference(Model& kapitza_eps, const State& start, doubl
 
 GridSolution averaged_limit_reference(const Model& kapitza_eps, const State& start, double dt,
                                       double t_end) {
-    const double g = parameter(kapitza_eps, "g"), l = parameter(kapitza_eps, "l"),
-                 vmax = parameter(kapitza_eps, "vmax"), theta0 = parameter(kapitza_eps, "theta0");
+    const double g = kapitza_eps.parameter("g"), l = kapitza_eps.parameter("l"),
+                 vmax = kapitza_eps.parameter("vmax"), theta0 = kapitza_eps.parameter("theta0");
     const double shift = vmax / l * std::sin(theta0); // p - P = shift * sin q at phase theta0
     Dopri5Options options;
     options.rtol = 1e-13;
