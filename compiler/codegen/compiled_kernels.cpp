@@ -118,26 +118,26 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     CompileTimings& timings = state->timings;
 
     auto stage = Clock::now();
-    std::unique_ptr<llvm::TargetMachine> target = host_target_machine(options.opt_level);
+    llvm::TargetMachine& target = host_target_machine(options.opt_level);
     timings.target_ms = milliseconds_since(stage);
 
     const bool cacheable = options.use_object_cache && !options.keep_ir;
     ObjectKey key;
     std::unique_ptr<llvm::MemoryBuffer> object;
     if (cacheable) {
-        key = object_key(system, options, target_description(*target));
+        key = object_key(system, options, target_description(target));
         if (auto cached = ObjectCache::process().find(key)) {
             object = llvm::MemoryBuffer::getMemBufferCopy(*cached, "mdl_kernels");
             timings.from_cache = true;
         }
     }
     if (!object) {
-        OptimizedModule built = build_module(system, options, *target, timings);
+        OptimizedModule built = build_module(system, options, target, timings);
         if (options.keep_ir) {
             state->ir = print_module(*built.module);
         }
         stage = Clock::now();
-        object = compile_to_object(*built.module, *target);
+        object = compile_to_object(*built.module, target);
         timings.codegen_ms = milliseconds_since(stage);
         if (cacheable) {
             ObjectCache::process().store(key, std::string(object->getBuffer()));
@@ -145,7 +145,7 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     }
 
     stage = Clock::now();
-    state->jit = std::make_unique<Jit>(*target);
+    state->jit = std::make_unique<Jit>(target);
     state->jit->add_object(std::move(object));
     mdl_kernels& table = state->table;
     const symbolic::SystemSizes& sizes = system.sizes();
@@ -169,11 +169,11 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
 
 std::string optimized_ir(const symbolic::System& system, const CodegenOptions& options) {
     system.validate();
-    std::unique_ptr<llvm::TargetMachine> target = host_target_machine(options.opt_level);
+    llvm::TargetMachine& target = host_target_machine(options.opt_level);
     CodegenOptions keep = options;
     keep.keep_ir = true;
     CompileTimings ignored;
-    return print_module(*build_module(system, keep, *target, ignored).module);
+    return print_module(*build_module(system, keep, target, ignored).module);
 }
 
 } // namespace mdl::codegen

@@ -20,7 +20,7 @@ namespace mdl::codegen {
 
 // Wall-clock time of each stage of one compilation, in milliseconds.
 struct CompileTimings {
-    double target_ms = 0.0;   // describing the host CPU to LLVM (target machine)
+    double target_ms = 0.0;   // the host target machine (built once per thread and level)
     double emit_ms = 0.0;     // DAG -> LLVM IR
     double optimize_ms = 0.0; // pass pipeline
     double codegen_ms = 0.0;  // IR -> machine code

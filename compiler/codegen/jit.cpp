@@ -1,15 +1,22 @@
 #include "codegen/jit.hpp"
 
+#include <llvm/CodeGen/MachineModuleInfo.h>
+#include <llvm/CodeGen/Passes.h>
+#include <llvm/CodeGen/TargetPassConfig.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <array>
 #include <math.h> // the C library functions kernels call (C names, addressable)
 #include <mutex>
 
@@ -95,20 +102,68 @@ void initialize_llvm() {
     });
 }
 
-std::unique_ptr<llvm::TargetMachine> host_target_machine(OptLevel level) {
-    initialize_llvm();
-    // detectHost fills in the CPU name and its features (AVX2, FMA, ...), so the code is
-    // tuned for the machine that runs it.
-    auto builder = take(llvm::orc::JITTargetMachineBuilder::detectHost(),
-                        "cannot describe the host CPU to LLVM");
-    builder.setCodeGenOptLevel(codegen_level(level));
-    return take(builder.createTargetMachine(), "cannot create an LLVM target for the host");
+llvm::TargetMachine& host_target_machine(OptLevel level) {
+    // Describing the host (CPUID, feature string) and building a target machine with its
+    // subtarget, cost model and scheduling tables takes about half a millisecond; nothing of it
+    // depends on the model. So each thread builds one per level on first use and keeps it: a
+    // target machine may serve any number of compilations, one at a time (hence per thread).
+    thread_local std::array<std::unique_ptr<llvm::TargetMachine>, 4> machines;
+    std::unique_ptr<llvm::TargetMachine>& machine = machines.at(static_cast<std::size_t>(level));
+    if (!machine) {
+        initialize_llvm();
+        // detectHost fills in the CPU name and its features (AVX2, FMA, ...), so the code is
+        // tuned for the machine that runs it.
+        auto builder = take(llvm::orc::JITTargetMachineBuilder::detectHost(),
+                            "cannot describe the host CPU to LLVM");
+        builder.setCodeGenOptLevel(codegen_level(level));
+        machine = take(builder.createTargetMachine(), "cannot create an LLVM target for the host");
+    }
+    return *machine;
 }
 
 std::unique_ptr<llvm::MemoryBuffer> compile_to_object(llvm::Module& module,
                                                       llvm::TargetMachine& target) {
-    llvm::orc::SimpleCompiler compiler(target);
-    return take(compiler(module), "LLVM failed to generate machine code");
+    if (target.getOptLevel() == llvm::CodeGenOptLevel::None ||
+        target.getOptLevel() == llvm::CodeGenOptLevel::Aggressive) {
+        // O0 and O3: LLVM's standard code generation pipeline for the level.
+        llvm::orc::SimpleCompiler compiler(target);
+        return take(compiler(module), "LLVM failed to generate machine code");
+    }
+    // O1 and O2: the standard pipeline (what SimpleCompiler runs through addPassesToEmitMC),
+    // less the machine passes that cannot change a straight-line kernel but cost time on every
+    // function: the loop-invariant code motion passes (kernels have no loops), machine sinking
+    // (it moves code into successor blocks; kernels are one block) and the second, post-RA
+    // scheduling pass, which only reorders already allocated instructions and gains nothing on
+    // out-of-order CPUs; it was a fifth of the code generation time of the largest kernels. The
+    // pre-RA machine scheduler, which sees register pressure, stays.
+    auto& machine = static_cast<llvm::LLVMTargetMachine&>(target);
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream stream(buffer);
+    llvm::legacy::PassManager passes;
+    llvm::TargetPassConfig* config = machine.createPassConfig(passes);
+    config->setDisableVerify(true);
+    passes.add(config);
+    auto* machine_module = new llvm::MachineModuleInfoWrapperPass(&machine);
+    passes.add(machine_module);
+    for (llvm::AnalysisID pass :
+         {&llvm::EarlyMachineLICMID, &llvm::MachineLICMID, &llvm::MachineSinkingID,
+          &llvm::PostRAMachineSinkingID, &llvm::PostRASchedulerID, &llvm::PostMachineSchedulerID}) {
+        config->disablePass(pass);
+    }
+    if (config->addISelPasses()) {
+        throw CodegenError("LLVM failed to set up instruction selection");
+    }
+    config->addMachinePasses();
+    config->setInitialized();
+    if (machine.addAsmPrinter(passes, stream, nullptr, llvm::CodeGenFileType::ObjectFile,
+                              machine_module->getMMI().getContext())) {
+        throw CodegenError("LLVM cannot emit object code for the host");
+    }
+    passes.add(llvm::createFreeMachineFunctionPass());
+    passes.run(module);
+    return std::make_unique<llvm::SmallVectorMemoryBuffer>(
+        std::move(buffer), module.getModuleIdentifier() + "-jitted-objectbuffer",
+        /*RequiresNullTerminator=*/false);
 }
 
 Jit::Jit(const llvm::TargetMachine& target) {

@@ -25,8 +25,10 @@ namespace mdl::codegen {
 // Registers the native target with LLVM. Once per process; safe to call from any thread.
 void initialize_llvm();
 
-// A target machine for the host CPU at the given level; throws CodegenError.
-std::unique_ptr<llvm::TargetMachine> host_target_machine(OptLevel level);
+// The target machine for the host CPU at the given level, built on the calling thread's first
+// use and kept for its later compilations (not to be shared with other threads); throws
+// CodegenError.
+llvm::TargetMachine& host_target_machine(OptLevel level);
 
 // Object code (an ELF/Mach-O relocatable object) for an optimized module.
 std::unique_ptr<llvm::MemoryBuffer> compile_to_object(llvm::Module& module,

@@ -1,6 +1,8 @@
-// The optimization pipeline: LLVM's new pass manager with its default per-module pipeline at
-// the requested level, tuned for the host through the target machine (so that cost models,
-// vectorization of independent outputs (SLP) and instruction selection see the real CPU).
+// The optimization pipeline: LLVM's new pass manager, tuned for the host through the target
+// machine (so that cost models, vectorization of independent outputs (SLP) and instruction
+// selection see the real CPU). O1 and O2 run a short function pipeline made for the
+// straight-line kernels (optimize.cpp says which passes and why); O3 runs LLVM's full default
+// per-module pipeline.
 #pragma once
 
 #include "codegen/options.hpp"
