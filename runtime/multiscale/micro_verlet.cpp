@@ -11,8 +11,7 @@ bool MicroVerlet::supported(const Model& model) {
 MicroVerlet::MicroVerlet(const Model& model)
     : model_(&model), force_kernel_(model.kernels().force), phase_kernel_(model.kernels().phase),
       has_phases_(model.vibrations() > 0), theta0_(Vector::Zero(model.vibrations())),
-      omega_(theta0_), q0_(Vector::Zero(model.positions())), v0_(q0_), a0_(q0_),
-      inverse_mass_(model.inverse_mass()) {
+      omega_(theta0_) {
     if (!supported(model)) {
         throw std::logic_error("MicroVerlet: the model's force depends on the velocity, or it "
                                "has first-order states or constraints");
@@ -45,17 +44,13 @@ void MicroVerlet::set_phase_origin(double t0, const Vector& theta0) {
 }
 
 void MicroVerlet::start(double t, const Vector& q, const Vector& v) {
-    // parameters and the mass may have changed since construction (Model::set_parameter)
+    // parameters may have changed since construction (Model::set_parameter)
     const double* parameters = model_->parameters().empty() ? nullptr : model_->parameters().data();
     start_.args.p = forward_.args.p = backward_.args.p = parameters;
-    inverse_mass_ = model_->inverse_mass();
-    t0_start_ = t;
-    q0_ = q;
-    v0_ = v;
     start_.q = q;
     start_.v = v;
     evaluate(start_, t);
-    a0_ = start_.a.cwiseProduct(inverse_mass_);
+    start_.a.array() *= model_->inverse_mass().array();
     ++evaluations_;
 }
 

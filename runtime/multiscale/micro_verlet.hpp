@@ -41,9 +41,9 @@ public:
     // Starts at (t, q, v) and evaluates the acceleration there (one force evaluation).
     void start(double t, const Vector& q, const Vector& v);
     // The start point, for the centre sample.
-    const double* start_q() const { return q0_.data(); }
-    const double* start_v() const { return v0_.data(); }
-    const double* start_acceleration() const { return a0_.data(); }
+    const double* start_q() const { return start_.q.data(); }
+    const double* start_v() const { return start_.v.data(); }
+    const double* start_acceleration() const { return start_.a.data(); }
 
     // `steps` Verlet steps of size h (negative: backwards) from the start point;
     // sample(k, q, v, a) sees step k = 1..steps with the positions, velocities and
@@ -99,10 +99,10 @@ private:
         const double* a_data() const { return a.data(); }
 
         void begin(const MicroVerlet& m) {
-            t = m.t0_start_;
-            q = m.q0_;
-            v = m.v0_;
-            a = m.a0_;
+            t = m.start_.t;
+            q = m.start_.q;
+            v = m.start_.v;
+            a = m.start_.a;
         }
         void kick_drift(double h) {
             const auto n = static_cast<std::size_t>(q.size());
@@ -120,7 +120,7 @@ private:
             const double half = 0.5 * h;
             double* vd = v.data();
             double* ad = a.data();
-            const double* inverse_mass = m.inverse_mass_.data();
+            const double* inverse_mass = m.model_->inverse_mass().data();
             for (std::size_t i = 0; i < n; ++i) {
                 ad[i] *= inverse_mass[i];
                 vd[i] += half * ad[i];
@@ -158,11 +158,9 @@ private:
     bool has_phases_;
     bool phase_origin_set_ = false;
     double t_origin_ = 0.0;
-    double t0_start_ = 0.0;
     Vector theta0_, omega_;
-    Vector q0_, v0_, a0_; // the start point
-    Point start_, forward_, backward_;
-    Vector inverse_mass_;
+    Point start_;              // the start point, its acceleration M^-1 f
+    Point forward_, backward_; // the moving points
     std::size_t evaluations_ = 0;
 };
 
