@@ -38,8 +38,9 @@ struct StageTimes {
     codegen::CompileTimings codegen_stages;
 };
 
-// parse + check, equations of motion, code generation without the object cache.
-StageTimes run_pipeline(const ModelSource& model, Pipeline& out) {
+// parse + check, equations of motion, code generation without the object cache, on up to
+// `threads` threads (0: the machine's).
+StageTimes run_pipeline(const ModelSource& model, Pipeline& out, std::size_t threads) {
     StageTimes times;
     const auto start = Clock::now();
     source::SourceFile file{model.path, model.text};
@@ -57,6 +58,7 @@ StageTimes run_pipeline(const ModelSource& model, Pipeline& out) {
     const auto symbolic_end = Clock::now();
     codegen::CodegenOptions options;
     options.use_object_cache = false;
+    options.threads = threads;
     out.compiled.emplace(codegen::CompiledKernels::compile(*out.system, options));
     const auto codegen_end = Clock::now();
     times.frontend = ms_between(start, frontend_end);
@@ -66,15 +68,15 @@ StageTimes run_pipeline(const ModelSource& model, Pipeline& out) {
     return times;
 }
 
-void compile_warm(benchmark::State& state, const ModelSource& model) {
+void compile_warm(benchmark::State& state, const ModelSource& model, std::size_t threads) {
     {
         Pipeline warm_up; // LLVM initialised, this model's code paths and allocations warm
-        run_pipeline(model, warm_up);
+        run_pipeline(model, warm_up, threads);
     }
     StageTimes sum;
     for (auto _ : state) {
         Pipeline pipeline;
-        const StageTimes t = run_pipeline(model, pipeline);
+        const StageTimes t = run_pipeline(model, pipeline, threads);
         benchmark::DoNotOptimize(pipeline.compiled->kernels().force);
         sum.frontend += t.frontend;
         sum.symbolic += t.symbolic;
@@ -84,6 +86,7 @@ void compile_warm(benchmark::State& state, const ModelSource& model) {
         sum.codegen_stages.optimize_ms += t.codegen_stages.optimize_ms;
         sum.codegen_stages.codegen_ms += t.codegen_stages.codegen_ms;
         sum.codegen_stages.link_ms += t.codegen_stages.link_ms;
+        sum.codegen_stages.partitions = t.codegen_stages.partitions;
         // Tearing the JIT session down is not part of compiling.
         state.PauseTiming();
         pipeline.compiled.reset();
@@ -101,6 +104,7 @@ void compile_warm(benchmark::State& state, const ModelSource& model) {
     state.counters["cg_optimize_ms"] = average(sum.codegen_stages.optimize_ms);
     state.counters["cg_machine_ms"] = average(sum.codegen_stages.codegen_ms);
     state.counters["cg_link_ms"] = average(sum.codegen_stages.link_ms);
+    state.counters["cg_partitions"] = static_cast<double>(sum.codegen_stages.partitions);
 }
 
 void compile_cached(benchmark::State& state, const ModelSource& model) {
@@ -127,7 +131,14 @@ CompileTimes compile_once(const std::string& path) {
 void register_compile_benchmarks(const std::vector<ModelSource>& models) {
     for (const ModelSource& model : models) {
         benchmark::RegisterBenchmark(("compile/" + model.stem).c_str(),
-                                     [&model](benchmark::State& s) { compile_warm(s, model); })
+                                     [&model](benchmark::State& s) { compile_warm(s, model, 0); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+    }
+    // The same on the calling thread alone: what a machine with one core would see.
+    for (const ModelSource& model : models) {
+        benchmark::RegisterBenchmark(("compile_serial/" + model.stem).c_str(),
+                                     [&model](benchmark::State& s) { compile_warm(s, model, 1); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
     }

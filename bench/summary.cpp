@@ -47,9 +47,9 @@ std::string compile_table(const Results& results, const ColdCompiles& cold,
     double worst = 0;
     std::string worst_model;
     out += "| model | warm total [ms] | front end | symbolic | codegen | codegen: target / "
-           "emit IR / optimize / machine code / JIT link | cv of total | cached recompile [ms] | "
-           "cold, fresh process [ms] | warm < 10 ms |\n";
-    out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n";
+           "emit IR / optimize / machine code / JIT link | threads | one thread [ms] | cv of "
+           "total | cached recompile [ms] | cold, fresh process [ms] | warm < 10 ms |\n";
+    out += "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|:-:|\n";
     for (const ModelSource& model : models) {
         const Measurement* warm = find_result(results, "compile/" + model.stem);
         if (warm == nullptr) {
@@ -57,6 +57,7 @@ std::string compile_table(const Results& results, const ColdCompiles& cold,
         }
         const double total = warm->real_ns / 1e6;
         const Measurement* cached = find_result(results, "compile_cached/" + model.stem);
+        const Measurement* serial = find_result(results, "compile_serial/" + model.stem);
         std::string cold_text = "-";
         if (auto it = cold.fresh_process.find(model.stem); it != cold.fresh_process.end()) {
             std::vector<double> totals;
@@ -65,15 +66,17 @@ std::string compile_table(const Results& results, const ColdCompiles& cold,
             }
             cold_text = ms(median(totals));
         }
-        out += fmt::format(
-            "| {} | **{}** | {} | {} | {} | {} / {} / {} / {} / {} | {} | {} | {} | {} |\n",
-            model.stem, ms(total), ms(counter(*warm, "frontend_ms")),
-            ms(counter(*warm, "symbolic_ms")), ms(counter(*warm, "codegen_ms")),
-            ms(counter(*warm, "cg_target_ms")), ms(counter(*warm, "cg_emit_ms")),
-            ms(counter(*warm, "cg_optimize_ms")), ms(counter(*warm, "cg_machine_ms")),
-            ms(counter(*warm, "cg_link_ms")), percent(warm->real_cv),
-            cached ? ms(cached->real_ns / 1e6) : "-", cold_text,
-            total < compile_target_ms ? "yes" : "no");
+        out +=
+            fmt::format("| {} | **{}** | {} | {} | {} | {} / {} / {} / {} / {} | {} | {} | {} | {} "
+                        "| {} | {} |\n",
+                        model.stem, ms(total), ms(counter(*warm, "frontend_ms")),
+                        ms(counter(*warm, "symbolic_ms")), ms(counter(*warm, "codegen_ms")),
+                        ms(counter(*warm, "cg_target_ms")), ms(counter(*warm, "cg_emit_ms")),
+                        ms(counter(*warm, "cg_optimize_ms")), ms(counter(*warm, "cg_machine_ms")),
+                        ms(counter(*warm, "cg_link_ms")), counter(*warm, "cg_partitions"),
+                        serial ? ms(serial->real_ns / 1e6) : "-", percent(warm->real_cv),
+                        cached ? ms(cached->real_ns / 1e6) : "-", cold_text,
+                        total < compile_target_ms ? "yes" : "no");
         ++rows;
         met += total < compile_target_ms ? 1 : 0;
         if (total > worst) {

@@ -1,9 +1,11 @@
 #include "codegen/compiled_kernels.hpp"
 
+#include "codegen/compile_pool.hpp"
 #include "codegen/emit_ir.hpp"
 #include "codegen/jit.hpp"
 #include "codegen/object_cache.hpp"
 #include "codegen/optimize.hpp"
+#include "codegen/partition.hpp"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -12,7 +14,9 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace mdl::codegen {
 
@@ -63,27 +67,92 @@ struct OptimizedModule {
     std::unique_ptr<llvm::Module> module;
 };
 
-OptimizedModule build_module(const symbolic::System& system, const CodegenOptions& options,
-                             llvm::TargetMachine& target, CompileTimings& timings) {
-    OptimizedModule result;
-    result.context = std::make_unique<llvm::LLVMContext>();
-    result.context->setDiscardValueNames(!options.keep_ir);
-    auto start = Clock::now();
-    result.module = emit_kernels(system, *result.context, target.createDataLayout(),
-                                 target.getTargetTriple(), options);
-    timings.emit_ms = milliseconds_since(start);
-    start = Clock::now();
-    optimize(*result.module, target, options.opt_level);
-    timings.optimize_ms = milliseconds_since(start);
-    return result;
-}
-
 std::string print_module(const llvm::Module& module) {
     std::string text;
     llvm::raw_string_ostream stream(text);
     module.print(stream, nullptr);
     stream.flush();
     return text;
+}
+
+OptimizedModule emit_module(const symbolic::System& system, const CodegenOptions& options,
+                            const llvm::TargetMachine& target) {
+    OptimizedModule result;
+    result.context = std::make_unique<llvm::LLVMContext>();
+    result.context->setDiscardValueNames(!options.keep_ir);
+    result.module = emit_kernels(system, *result.context, target.createDataLayout(),
+                                 target.getTargetTriple(), options);
+    return result;
+}
+
+OptimizedModule build_module(const symbolic::System& system, const CodegenOptions& options,
+                             llvm::TargetMachine& target) {
+    OptimizedModule result = emit_module(system, options, target);
+    optimize(*result.module, target, options);
+    return result;
+}
+
+// Below this estimated cost (partition.hpp, in units of about 12 µs: 3 ms) a system is
+// compiled on the calling thread alone: a second partition costs its thread an emission of
+// the whole module and a pass pipeline of its own, and the JIT another object to link, which
+// on the shipped models below it (harmonic oscillator, Kapitza pendulum) ate all of the gain.
+constexpr double parallel_threshold = 250.0;
+
+std::size_t partition_count(const symbolic::System& system, const CodegenOptions& options) {
+    if (options.keep_ir || estimated_compile_cost(system) < parallel_threshold) {
+        return 1; // (the IR is printed from one module)
+    }
+    std::size_t kernels = 0;
+    for (symbolic::Kernel k : symbolic::all_kernels) {
+        kernels += system.outputs(k).empty() ? 0 : 1;
+    }
+    const std::size_t threads = options.threads == 0 ? hardware_compile_threads() : options.threads;
+    return std::max<std::size_t>(1, std::min(threads, kernels));
+}
+
+struct PartitionTimes {
+    double emit_ms = 0.0;
+    double optimize_ms = 0.0;
+    double codegen_ms = 0.0;
+};
+
+// Emits, optimizes and compiles a model's kernels: on this thread alone, or split among
+// threads (partition.hpp), each compiling its share of the functions in its own LLVM
+// context. Returns the objects, one per partition.
+ObjectCache::Objects compile_objects(const symbolic::System& system, const CodegenOptions& options,
+                                     OptLevel level, CompileTimings& timings, std::string* ir) {
+    const std::size_t partitions = partition_count(system, options);
+    ObjectCache::Objects objects(partitions);
+    std::vector<PartitionTimes> times(partitions);
+    // Every partition emits the whole module in its own context (emission is a small part of
+    // the work) and plans the split itself: the plan depends only on the module, so all agree.
+    run_concurrently(partitions, [&](std::size_t p) {
+        llvm::TargetMachine& machine = host_target_machine(level); // this thread's
+        auto start = Clock::now();
+        OptimizedModule built = emit_module(system, options, machine);
+        times[p].emit_ms = milliseconds_since(start);
+        llvm::Module& module = *built.module;
+        if (partitions > 1) {
+            keep_partition(module, plan_partitions(module, partitions, options), p);
+        }
+        start = Clock::now();
+        optimize(module, machine, options);
+        times[p].optimize_ms = milliseconds_since(start);
+        if (ir != nullptr) {
+            *ir = print_module(module);
+        }
+        start = Clock::now();
+        objects[p] = std::string(compile_to_object(module, machine)->getBuffer());
+        times[p].codegen_ms = milliseconds_since(start);
+    });
+    // The stages as they delay the result: the slowest partition's.
+    for (const PartitionTimes& t : times) {
+        timings.emit_ms = std::max(timings.emit_ms, t.emit_ms);
+        timings.optimize_ms = std::max(timings.optimize_ms, t.optimize_ms);
+        timings.codegen_ms = std::max(timings.codegen_ms, t.codegen_ms);
+    }
+    timings.partitions = partitions;
+    return objects;
 }
 
 } // namespace
@@ -123,30 +192,25 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
 
     const bool cacheable = options.use_object_cache && !options.keep_ir;
     ObjectKey key;
-    std::unique_ptr<llvm::MemoryBuffer> object;
+    std::optional<ObjectCache::Objects> objects;
     if (cacheable) {
         key = object_key(system, options, target_description(target));
-        if (auto cached = ObjectCache::process().find(key)) {
-            object = llvm::MemoryBuffer::getMemBufferCopy(*cached, "mdl_kernels");
-            timings.from_cache = true;
-        }
+        objects = ObjectCache::process().find(key);
+        timings.from_cache = objects.has_value();
     }
-    if (!object) {
-        OptimizedModule built = build_module(system, options, target, timings);
-        if (options.keep_ir) {
-            state->ir = print_module(*built.module);
-        }
-        stage = Clock::now();
-        object = compile_to_object(*built.module, target);
-        timings.codegen_ms = milliseconds_since(stage);
+    if (!objects) {
+        objects = compile_objects(system, options, options.opt_level, timings,
+                                  options.keep_ir ? &state->ir : nullptr);
         if (cacheable) {
-            ObjectCache::process().store(key, std::string(object->getBuffer()));
+            ObjectCache::process().store(key, *objects);
         }
     }
 
     stage = Clock::now();
     state->jit = std::make_unique<Jit>(target);
-    state->jit->add_object(std::move(object));
+    for (const std::string& object : *objects) {
+        state->jit->add_object(llvm::MemoryBuffer::getMemBufferCopy(object, "mdl_kernels"));
+    }
     mdl_kernels& table = state->table;
     const symbolic::SystemSizes& sizes = system.sizes();
     table.n_positions = sizes.positions;
@@ -172,8 +236,7 @@ std::string optimized_ir(const symbolic::System& system, const CodegenOptions& o
     llvm::TargetMachine& target = host_target_machine(options.opt_level);
     CodegenOptions keep = options;
     keep.keep_ir = true;
-    CompileTimings ignored;
-    return print_module(*build_module(system, keep, target, ignored).module);
+    return print_module(*build_module(system, keep, target).module);
 }
 
 } // namespace mdl::codegen

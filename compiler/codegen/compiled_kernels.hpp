@@ -13,20 +13,24 @@
 #include "codegen/options.hpp"
 #include "symbolic/system.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
 namespace mdl::codegen {
 
-// Wall-clock time of each stage of one compilation, in milliseconds.
+// Wall-clock time of each stage of one compilation, in milliseconds. When the kernels were
+// compiled on several threads at once (partition.hpp), emit, optimize and codegen are those
+// of the slowest partition in each stage.
 struct CompileTimings {
-    double target_ms = 0.0;   // the host target machine (built once per thread and level)
-    double emit_ms = 0.0;     // DAG -> LLVM IR
-    double optimize_ms = 0.0; // pass pipeline
-    double codegen_ms = 0.0;  // IR -> machine code
-    double link_ms = 0.0;     // JIT session, linking, symbol lookup
-    double total_ms = 0.0;    // including validation and the cache lookup
-    bool from_cache = false;  // machine code reused from an identical earlier compilation
+    double target_ms = 0.0;     // the host target machine (built once per thread and level)
+    double emit_ms = 0.0;       // DAG -> LLVM IR
+    double optimize_ms = 0.0;   // pass pipeline
+    double codegen_ms = 0.0;    // IR -> machine code
+    double link_ms = 0.0;       // JIT session, linking, symbol lookup
+    double total_ms = 0.0;      // including validation and the cache lookup
+    bool from_cache = false;    // machine code reused from an identical earlier compilation
+    std::size_t partitions = 0; // threads that compiled the kernels (0 when from the cache)
 };
 
 class CompiledKernels {

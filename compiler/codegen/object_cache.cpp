@@ -67,6 +67,7 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     key.add(static_cast<std::uint64_t>(options.opt_level));
     key.add(options.fast_math ? 1U : 0U);
     key.add(options.section_operations);
+    key.add(options.slp_max_jacobian_instructions);
     const symbolic::SystemSizes& s = system.sizes();
     for (std::uint64_t size : {s.positions, s.states, s.constraints, s.vibrations, s.parameters}) {
         key.add(size);
@@ -86,24 +87,24 @@ ObjectCache& ObjectCache::process() {
     return cache;
 }
 
-std::optional<std::string> ObjectCache::find(const ObjectKey& key) {
+std::optional<ObjectCache::Objects> ObjectCache::find(const ObjectKey& key) {
     const std::lock_guard lock(mutex_);
     for (const Entry& e : entries_) {
         if (e.key == key) {
-            return e.object;
+            return e.objects;
         }
     }
     return std::nullopt;
 }
 
-void ObjectCache::store(const ObjectKey& key, std::string object) {
+void ObjectCache::store(const ObjectKey& key, Objects objects) {
     const std::lock_guard lock(mutex_);
     for (const Entry& e : entries_) {
         if (e.key == key) {
             return; // a concurrent compilation of the same system got here first
         }
     }
-    entries_.push_back({key, std::move(object)});
+    entries_.push_back({key, std::move(objects)});
     if (entries_.size() > capacity) {
         entries_.pop_front();
     }

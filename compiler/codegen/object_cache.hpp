@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mdl::codegen {
 
@@ -33,13 +34,16 @@ public:
 
     static ObjectCache& process();
 
-    std::optional<std::string> find(const ObjectKey& key);
-    void store(const ObjectKey& key, std::string object);
+    // The objects of one compilation (one per partition, partition.hpp).
+    using Objects = std::vector<std::string>;
+
+    std::optional<Objects> find(const ObjectKey& key);
+    void store(const ObjectKey& key, Objects objects);
 
 private:
     struct Entry {
         ObjectKey key;
-        std::string object;
+        Objects objects;
     };
     std::mutex mutex_;
     std::deque<Entry> entries_; // oldest first

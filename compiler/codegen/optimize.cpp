@@ -1,5 +1,7 @@
 #include "codegen/optimize.hpp"
 
+#include "codegen/emit_ir.hpp"
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/Module.h>
@@ -12,9 +14,33 @@
 #include <llvm/Transforms/Scalar/Reassociate.h>
 #include <llvm/Transforms/Vectorize/SLPVectorizer.h>
 
+#include <cstddef>
+
 namespace mdl::codegen {
 
 namespace {
+
+// SLP vectorization where slp_vectorizes says so. The vectorizer's time grows faster than
+// linearly with the instructions of a block (it builds, costs and schedules a tree for every
+// run of consecutive stores, over a scheduling region that spans the block): 1.8 ms for the
+// 200 instructions of spring_chain's force kernel, 7 ms for a 520-instruction section of its
+// df/dq, which vectorized is 5-15% faster; but an implicit integrator's step factorises the
+// Jacobian after evaluating it, at a cost that grows with the cube of its size.
+class SelectiveSLP : public llvm::PassInfoMixin<SelectiveSLP> {
+public:
+    explicit SelectiveSLP(const CodegenOptions& options) : options_(options) {}
+
+    llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses) {
+        if (!slp_vectorizes(f, options_)) {
+            return llvm::PreservedAnalyses::all();
+        }
+        return slp_.run(f, analyses);
+    }
+
+private:
+    CodegenOptions options_;
+    llvm::SLPVectorizerPass slp_;
+};
 
 // The pipeline for O1 and O2. The kernels emit_ir.cpp writes are straight-line functions: one
 // basic block, no loops, no allocas, no calls other than the math library and (in sectioned
@@ -29,7 +55,8 @@ namespace {
 //                    the code so that SLP pairs more outputs: dropping it made the
 //                    stiff_springs force kernel 25% slower.
 //   InstCombine    - -1*x into -x, x + -y into x - y, constant folding, dead code.
-//   SLPVectorizer  - (O2) packs independent outputs (force[0], force[1]) and their operands into
+//   SLPVectorizer  - (O2, where slp_vectorizes says) packs independent outputs (force[0], force[1])
+//   and their operands into
 //                    vector instructions: 10-30% faster large kernels. It is the most expensive
 //                    pass here by far, but kernels run far more often than they compile.
 //   InstCombine    - (O2) cleans up the shuffles and extracts SLP leaves.
@@ -37,13 +64,14 @@ namespace {
 // there is no control flow to simplify. Every pass is exact without fast-math (LLVM only
 // reassociates floating point under the reassoc flag), so results match the reference
 // evaluator bit for bit, as with the default pipeline. O3 keeps LLVM's full O3 pipeline.
-llvm::FunctionPassManager straight_line_pipeline(OptLevel level) {
+llvm::FunctionPassManager straight_line_pipeline(const CodegenOptions& options) {
+    const OptLevel level = options.opt_level;
     llvm::FunctionPassManager passes;
     passes.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/false));
     passes.addPass(llvm::ReassociatePass());
     passes.addPass(llvm::InstCombinePass());
     if (level >= OptLevel::O2) {
-        passes.addPass(llvm::SLPVectorizerPass());
+        passes.addPass(SelectiveSLP(options));
         passes.addPass(llvm::InstCombinePass());
     }
     return passes;
@@ -51,7 +79,16 @@ llvm::FunctionPassManager straight_line_pipeline(OptLevel level) {
 
 } // namespace
 
-void optimize(llvm::Module& module, llvm::TargetMachine& target, OptLevel level) {
+bool slp_vectorizes(const llvm::Function& f, const CodegenOptions& options) {
+    if (options.opt_level < OptLevel::O2) {
+        return false;
+    }
+    return !f.hasFnAttribute(jacobian_attribute) ||
+           f.getInstructionCount() <= options.slp_max_jacobian_instructions;
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& target, const CodegenOptions& options) {
+    const OptLevel level = options.opt_level;
     if (level == OptLevel::O0) {
         return;
     }
@@ -75,7 +112,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& target, OptLevel level)
     if (level == OptLevel::O3) {
         passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     } else {
-        passes.addPass(llvm::createModuleToFunctionPassAdaptor(straight_line_pipeline(level)));
+        passes.addPass(llvm::createModuleToFunctionPassAdaptor(straight_line_pipeline(options)));
     }
     passes.run(module, modules);
 }

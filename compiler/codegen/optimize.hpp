@@ -8,13 +8,20 @@
 #include "codegen/options.hpp"
 
 namespace llvm {
+class Function;
 class Module;
 class TargetMachine;
 } // namespace llvm
 
 namespace mdl::codegen {
 
-// O0 leaves the module as emitted (one instruction per DAG node, handy for reading).
-void optimize(llvm::Module& module, llvm::TargetMachine& target, OptLevel level);
+// At options.opt_level; O0 leaves the module as emitted (one instruction per DAG node, handy
+// for reading).
+void optimize(llvm::Module& module, llvm::TargetMachine& target, const CodegenOptions& options);
+
+// Whether the O2 pipeline SLP-vectorizes this function: every function of a per-step kernel
+// (force, constraint, curvature, ...), the functions of the force Jacobians only up to
+// options.slp_max_jacobian_instructions IR instructions, as counted before vectorization.
+bool slp_vectorizes(const llvm::Function& f, const CodegenOptions& options);
 
 } // namespace mdl::codegen

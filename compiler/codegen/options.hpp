@@ -25,7 +25,18 @@ struct CodegenOptions {
     // scheduling, register allocation and vectorization grow faster than linearly with a
     // function's size, so sections keep large models compiling in a fraction of the time, at
     // the cost of passing values between sections through memory. Results do not change.
-    std::size_t section_operations = 500;
+    std::size_t section_operations = 300;
+    // At O2, SLP-vectorize the functions (the kernel, or its sections) of the force Jacobians
+    // df/dq and df/dv only up to this many IR instructions (optimize.hpp): the vectorizer's
+    // time grows faster than linearly with a function's size, and an implicit integrator
+    // factorises the Jacobian after each evaluation at a cost that dwarfs it. The per-step
+    // kernels (force, constraints, ...) are always vectorized. Results do not change.
+    std::size_t slp_max_jacobian_instructions = 250;
+    // Threads that compile one model's kernels at once (partition.hpp): 0 for as many as the
+    // machine has, 1 for none but the caller's. A small model is compiled on the caller's
+    // thread alone whatever this says (handing work over would cost more than it saves). The
+    // machine code does not depend on it.
+    std::size_t threads = 0;
 };
 
 // LLVM could not set up a JIT for this host, or failed to compile or link the kernels. A

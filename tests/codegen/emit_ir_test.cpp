@@ -2,11 +2,14 @@
 #include "codegen/compiled_kernels.hpp"
 
 #include "../symbolic/seed_systems.hpp"
+#include "kernel_test_support.hpp"
 #include "symbolic/system.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
 using namespace mdl;
 using codegen::CodegenOptions;
@@ -144,6 +147,42 @@ TEST_CASE("a spring's Jacobian takes one square root and shares its reciprocals"
             const double want =
                 kk * ((i == j ? L / rr - 1 : 0.0) - L * d[i] * d[j] / (rr * rr * rr));
             CHECK(out[2 * i + j] == Approx(want).epsilon(1e-14));
+        }
+    }
+}
+
+TEST_CASE("runs of zero outputs are one memset", "[emit_ir]") {
+    // Three bodies on a line, two pulled by parameter-scaled sines, the third free: df/dq is
+    // [d0 0 0; 0 d1 0; 0 0 0], whose zeros form a run of 3 (entries 1-3: stores) and one of 4
+    // (entries 5-8: a memset), and df/dv is all zero (one run of 9).
+    symbolic::System s({3, 0, 0, 0, 1});
+    const symbolic::Expr c = s.parameter(0);
+    s.outputs(Kernel::mass) = {s.constant(1), s.constant(1), s.constant(1)};
+    s.outputs(Kernel::force) = {c * sin(s.position(0)), c * sin(s.position(1)), s.constant(0)};
+    symbolic::derive_kernels(s);
+    const std::string ir = codegen::optimized_ir(s, as_emitted());
+    const std::string dv = function_body(ir, "mdl_force_dv");
+    CHECK(count(dv, "call void @llvm.memset") == 1);
+    CHECK(count(dv, "i64 72, i1 false)") == 1);
+    CHECK(count(dv, "store double") == 0);
+    const std::string dq = function_body(ir, "mdl_force_dq");
+    CHECK(count(dq, "call void @llvm.memset") == 1);
+    CHECK(count(dq, "i64 32, i1 false)") == 1);
+    CHECK(count(dq, "store double 0.0") == 3);
+
+    // And the JIT's memsets write what the evaluator computes, over whatever was there.
+    const auto compiled = codegen::CompiledKernels::compile(s);
+    test::Point at;
+    at.q = {0.3, -0.7, 1.1};
+    at.v = {0.0, 0.0, 0.0};
+    at.p = {2.0};
+    for (Kernel k : {Kernel::force_dq, Kernel::force_dv}) {
+        const std::vector<double> jit = test::run(test::kernel_of(compiled.kernels(), k), 9, at);
+        const std::vector<double> want = test::reference(s, k, at);
+        for (std::size_t i = 0; i < 9; ++i) {
+            INFO(symbolic::kernel_name(k) << "[" << i << "]");
+            CHECK(jit[i] == want[i]);
+            CHECK(std::signbit(jit[i]) == std::signbit(want[i]));
         }
     }
 }
