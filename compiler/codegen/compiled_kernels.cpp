@@ -120,14 +120,14 @@ struct PartitionTimes {
 // threads (partition.hpp), each compiling its share of the functions in its own LLVM
 // context. Returns the objects, one per partition.
 ObjectCache::Objects compile_objects(const symbolic::System& system, const CodegenOptions& options,
-                                     OptLevel level, CompileTimings& timings, std::string* ir) {
+                                     CompileTimings& timings, std::string* ir) {
     const std::size_t partitions = partition_count(system, options);
     ObjectCache::Objects objects(partitions);
     std::vector<PartitionTimes> times(partitions);
     // Every partition emits the whole module in its own context (emission is a small part of
     // the work) and plans the split itself: the plan depends only on the module, so all agree.
     run_concurrently(partitions, [&](std::size_t p) {
-        llvm::TargetMachine& machine = host_target_machine(level); // this thread's
+        llvm::TargetMachine& machine = host_target_machine(options.opt_level); // this thread's
         auto start = Clock::now();
         OptimizedModule built = emit_module(system, options, machine);
         times[p].emit_ms = milliseconds_since(start);
@@ -199,8 +199,7 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
         timings.from_cache = objects.has_value();
     }
     if (!objects) {
-        objects = compile_objects(system, options, options.opt_level, timings,
-                                  options.keep_ir ? &state->ir : nullptr);
+        objects = compile_objects(system, options, timings, options.keep_ir ? &state->ir : nullptr);
         if (cacheable) {
             ObjectCache::process().store(key, *objects);
         }

@@ -55,10 +55,10 @@ private:
 //                    the code so that SLP pairs more outputs: dropping it made the
 //                    stiff_springs force kernel 25% slower.
 //   InstCombine    - -1*x into -x, x + -y into x - y, constant folding, dead code.
-//   SLPVectorizer  - (O2, where slp_vectorizes says) packs independent outputs (force[0], force[1])
-//   and their operands into
-//                    vector instructions: 10-30% faster large kernels. It is the most expensive
-//                    pass here by far, but kernels run far more often than they compile.
+//   SLPVectorizer  - (O2, where slp_vectorizes says) packs independent outputs (force[0],
+//                    force[1]) and their operands into vector instructions: 10-30% faster
+//                    large kernels. It is the most expensive pass here by far, but kernels
+//                    run far more often than they compile.
 //   InstCombine    - (O2) cleans up the shuffles and extracts SLP leaves.
 // Nothing is needed before EarlyCSE: values are SSA from the start (no SROA/mem2reg), and
 // there is no control flow to simplify. Every pass is exact without fast-math (LLVM only
