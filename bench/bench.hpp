@@ -9,10 +9,6 @@
 #include <string>
 #include <vector>
 
-namespace benchmark::internal {
-class Benchmark;
-}
-
 namespace mdl::bench {
 
 // A shipped model, models/<stem>.mdl, read once (nothing is read from disk while timing).
@@ -75,11 +71,6 @@ struct MultiscaleSettings {
 // Tunes every method on the Kapitza pendulum to error ~1e-3 at omega = 1e3 ... 1e8 (progress on
 // `log`) and registers multiscale/<method>/omega:<w>. False (after saying why) on failure.
 bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ostream& log);
-
-// A study run's timing: wall time in ms; runs calibrated above 0.5 s one iteration each
-// (long_repetitions), shorter ones 0.2 s minimum (repetitions).
-void time_study_run(benchmark::internal::Benchmark* b, double calibrated_seconds,
-                    const MultiscaleSettings& settings);
 
 // ---- stiff springs: HMM against CVODE (stiff_bench.cpp) -----------------------------------
 

@@ -26,21 +26,20 @@
 #include "runtime/multiscale/hmm.hpp"
 #include "runtime/multiscale/reproduce_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
-#include "runtime/output/plot.hpp"
 #include "runtime/run.hpp"
 #include "simulation_setup.hpp"
+#include "study.hpp"
 
 #include <algorithm>
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
-#include <iostream>
 #include <limits>
 #include <memory>
 #include <numbers>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 
 namespace mdl::bench {
@@ -328,9 +327,16 @@ struct Case {
     bool reached = false; // error <= target
     Outcome outcome;      // of the calibration run (error and evaluations are deterministic)
     double estimate_seconds = 0.0; // not run: the lower-bound estimate
-    double estimate_from_omega = 0.0;
-    std::string benchmark; // its benchmark's name
+    double estimate_from = 0.0;    // the omega of the run it is estimated from
+    std::string benchmark;         // its benchmark's name
 };
+
+std::string omega_text(double omega) {
+    return fmt::format("1e{}", static_cast<int>(std::lround(std::log10(omega))));
+}
+
+// The study's sweep variable, as the shared study code (study.hpp) names and reads it.
+const Sweep<Case> sweep{"omega", omegas, &Case::omega, omega_text, "omega [rad/s]"};
 
 struct Study {
     MultiscaleSettings settings;
@@ -343,10 +349,6 @@ struct Study {
 Study& study() {
     static Study s;
     return s;
-}
-
-std::string omega_text(double omega) {
-    return fmt::format("1e{}", static_cast<int>(std::lround(std::log10(omega))));
 }
 
 void calibrate(Study& st, std::ostream& log) {
@@ -388,23 +390,13 @@ void calibrate(Study& st, std::ostream& log) {
             continue;
         }
         std::size_t start_index = 0;
-        std::optional<Case> previous;
         for (double omega : omegas) {
             Case c;
             c.method = &m;
             c.omega = omega;
-            if (previous) {
-                const double estimate =
-                    (previous->run ? previous->outcome.seconds : previous->estimate_seconds) *
-                    omega / previous->omega;
-                if (estimate > st.settings.cap_seconds) {
-                    c.estimate_seconds = estimate;
-                    c.estimate_from_omega =
-                        previous->run ? previous->omega : previous->estimate_from_omega;
-                    st.cases.push_back(c);
-                    previous = c;
-                    continue;
-                }
+            if (beyond_cap(c, st.cases, sweep, st.settings.cap_seconds)) {
+                st.cases.push_back(c);
+                continue;
             }
             for (std::size_t i = start_index; i < settings.size(); ++i) {
                 const Outcome o = run_case(m.kind, settings[i], omega, model, k.start, k.even,
@@ -422,7 +414,6 @@ void calibrate(Study& st, std::ostream& log) {
             }
             c.reached = c.outcome.error <= target_error;
             st.cases.push_back(c);
-            previous = c;
         }
     }
     st.done = true;
@@ -444,16 +435,6 @@ void time_case(benchmark::State& bench, const Case& c) {
 
 } // namespace
 
-void time_study_run(benchmark::internal::Benchmark* b, double calibrated_seconds,
-                    const MultiscaleSettings& settings) {
-    b->Unit(benchmark::kMillisecond)->UseRealTime();
-    if (calibrated_seconds > 0.5) {
-        b->Iterations(1)->Repetitions(settings.long_repetitions);
-    } else {
-        b->MinTime(0.2)->Repetitions(settings.repetitions);
-    }
-}
-
 bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ostream& log) {
     Study& st = study();
     st.settings = settings;
@@ -463,15 +444,7 @@ bool register_multiscale_benchmarks(const MultiscaleSettings& settings, std::ost
         log << "mdl_bench: the multiscale calibration failed: " << e.what() << "\n";
         return false;
     }
-    for (Case& c : st.cases) {
-        if (!c.run) {
-            continue;
-        }
-        c.benchmark = "multiscale/" + c.method->name + "/omega:" + omega_text(c.omega);
-        time_study_run(benchmark::RegisterBenchmark(c.benchmark.c_str(),
-                                                    [&c](benchmark::State& s) { time_case(s, c); }),
-                       c.outcome.seconds, settings);
-    }
+    register_study_runs(st.cases, "multiscale", sweep, settings, time_case);
     return true;
 }
 
@@ -480,32 +453,16 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
     if (!st.done) {
         return "";
     }
-    const auto cell_case = [&](const MethodDescription& m, double omega) -> const Case* {
-        for (const Case& c : st.cases) {
-            if (c.method == &m && c.omega == omega) {
-                return &c;
-            }
-        }
-        return nullptr;
-    };
-    const auto time_ns = [&](const Case& c) -> double {
-        const Measurement* r = c.run ? find_result(results, c.benchmark) : nullptr;
-        return r ? r->real_ns : std::numeric_limits<double>::quiet_NaN();
-    };
-    std::string header = "| method | setting |";
-    std::string rule = "|---|---|";
-    for (double omega : omegas) {
-        header += fmt::format(" omega = {} |", omega_text(omega));
-        rule += "--:|";
-    }
+    const StudyResults<Case> runs(st.cases, sweep, results);
+    const TableHead head = sweep_table_head(sweep, "| method | setting |", "|---|---|");
     std::string out;
     const auto table = [&](const std::string& title, auto&& cell) {
-        out += title + "\n\n" + header + "\n" + rule + "\n";
+        out += title + "\n\n" + head.header + "\n" + head.rule + "\n";
         for (const MethodDescription& m : method_list()) {
             std::string row = "| " + m.name + " | ";
             std::string settings;
             for (double omega : omegas) {
-                const Case* c = cell_case(m, omega);
+                const Case* c = runs.find(m, omega);
                 if (c == nullptr || !c->run) {
                     continue;
                 }
@@ -518,7 +475,7 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
             }
             row += settings + " |";
             for (double omega : omegas) {
-                const Case* c = cell_case(m, omega);
+                const Case* c = runs.find(m, omega);
                 row += " " + (c == nullptr ? std::string("-") : cell(*c)) + " |";
             }
             out += row + "\n";
@@ -537,7 +494,7 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
         return c.run ? sci(static_cast<double>(c.outcome.force_evaluations)) : not_run(c);
     });
     table("**Wall time** per run [ms], median of the benchmark's repetitions", [&](const Case& c) {
-        const double ns = time_ns(c);
+        const double ns = runs.time_ns(c);
         return c.run ? (std::isnan(ns) ? std::string("(filtered out)") : milliseconds(ns))
                      : not_run(c);
     });
@@ -564,12 +521,12 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
         const Case* best = nullptr;
         const Case* best_estimate = nullptr;
         for (const MethodDescription& m : method_list()) {
-            const Case* c = cell_case(m, omega);
+            const Case* c = runs.find(m, omega);
             if (m.multiscale || c == nullptr) {
                 continue;
             }
-            if (c->run && c->reached && !std::isnan(time_ns(*c)) &&
-                (best == nullptr || time_ns(*c) < time_ns(*best))) {
+            if (c->run && c->reached && !std::isnan(runs.time_ns(*c)) &&
+                (best == nullptr || runs.time_ns(*c) < runs.time_ns(*best))) {
                 best = c;
             }
             if (!c->run && (best_estimate == nullptr ||
@@ -581,7 +538,7 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
         double direct_ns = 0.0, direct_evals = 0.0;
         bool estimate = false;
         if (best != nullptr) {
-            direct_ns = time_ns(*best);
+            direct_ns = runs.time_ns(*best);
             direct_evals = static_cast<double>(best->outcome.force_evaluations);
             row += best->method->name + " (" + setting_text(best->method->kind, best->setting) +
                    ") | " + milliseconds(direct_ns) + " | " + sci(direct_evals) + " |";
@@ -597,12 +554,12 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
             if (!m.multiscale) {
                 continue;
             }
-            const Case* c = cell_case(m, omega);
-            if (c == nullptr || !c->run || direct_ns == 0.0 || std::isnan(time_ns(*c))) {
+            const Case* c = runs.find(m, omega);
+            if (c == nullptr || !c->run || direct_ns == 0.0 || std::isnan(runs.time_ns(*c))) {
                 row += " - |";
                 continue;
             }
-            const std::string time_ratio = sci(direct_ns / time_ns(*c));
+            const std::string time_ratio = sci(direct_ns / runs.time_ns(*c));
             row += estimate
                        ? " ≳ " + time_ratio + ", - |"
                        : " **" + time_ratio + "**, " +
@@ -626,51 +583,11 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
                         sci(r.averaging_gap));
     }
 
-    // The plot data: one CSV per quantity, a column per method, empty where not run.
+    // The plot data and the log-log plots of time and evaluations against omega.
     if (!csv_prefix.empty()) {
-        for (const std::string quantity : {"time", "evaluations"}) {
-            std::ofstream csv(csv_prefix + "-" + quantity + ".csv");
-            csv << "omega";
-            for (const MethodDescription& m : method_list()) {
-                csv << "," << m.name;
-            }
-            csv << "\n";
-            for (double omega : omegas) {
-                csv << fmt::format("{:g}", omega);
-                for (const MethodDescription& m : method_list()) {
-                    const Case* c = cell_case(m, omega);
-                    csv << ",";
-                    if (c != nullptr && c->run) {
-                        const double value =
-                            quantity == "time" ? time_ns(*c) / 1e9
-                                               : static_cast<double>(c->outcome.force_evaluations);
-                        if (!std::isnan(value)) {
-                            csv << fmt::format("{:.6g}", value);
-                        }
-                    }
-                }
-                csv << "\n";
-            }
-            csv.close();
-            // The log-log plot of this quantity against omega, as `mdl plot` draws it.
-            runtime::PlotSpec spec;
-            spec.output = csv_prefix + "-" + quantity + ".svg";
-            spec.title = quantity == "time"
-                             ? "Kapitza pendulum, error ~1e-3: wall time per run"
-                             : "Kapitza pendulum, error ~1e-3: force evaluations per run";
-            spec.xlabel = "omega [rad/s]";
-            spec.ylabel = quantity == "time" ? "wall time [s]" : "force evaluations";
-            spec.logx = spec.logy = true;
-            for (const MethodDescription& m : method_list()) {
-                spec.series.push_back({csv_prefix + "-" + quantity + ".csv", "omega", m.name,
-                                       m.name, runtime::PlotStyle::linespoints});
-            }
-            try {
-                runtime::render_plot(spec);
-            } catch (const runtime::PlotError& e) {
-                std::cerr << "mdl_bench: no plot " << spec.output << ": " << e.what() << "\n";
-            }
-        }
+        runs.write_plots(csv_prefix, method_list(),
+                         {"Kapitza pendulum, error ~1e-3: wall time per run",
+                          "Kapitza pendulum, error ~1e-3: force evaluations per run"});
     }
     return out;
 }

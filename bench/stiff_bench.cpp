@@ -32,20 +32,19 @@
 #include "runtime/multiscale/reproduce_stiff.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
 #include "runtime/numerical_failure.hpp"
-#include "runtime/output/plot.hpp"
 #include "runtime/run.hpp"
 #include "simulation_setup.hpp"
+#include "study.hpp"
 
 #include <algorithm>
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
-#include <iostream>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <stdexcept>
 
 namespace mdl::bench {
@@ -408,9 +407,12 @@ struct Case {
     Outcome fewest_reaching; // the same among those that reached the target
     double fewest_reaching_tol = 0.0;
     double estimate_seconds = 0.0; // not run: the estimate
-    double estimate_from_w2 = 0.0;
+    double estimate_from = 0.0;    // the w2 of the run it is estimated from
     std::string benchmark;
 };
+
+// The study's sweep variable, as the shared study code (study.hpp) names and reads it.
+const Sweep<Case> sweep{"w2", w2_values, &Case::w2, w2_text, "w2 [rad/s]"};
 
 struct Study {
     StiffSettings settings;
@@ -465,26 +467,17 @@ void calibrate(Study& st, std::ostream& log) {
             continue;
         }
         std::size_t start_index = 0;
-        std::optional<Case> previous;
         for (const Point& p : st.points) {
             s.set_w2(p.w2);
             Case c;
             c.method = &m;
             c.w2 = p.w2;
             c.target = target[p.w2];
-            if (previous) {
-                const double estimate =
-                    (previous->run ? previous->outcome.seconds : previous->estimate_seconds) *
-                    p.w2 / previous->w2;
-                if (estimate > st.settings.cap_seconds) {
-                    c.estimate_seconds = estimate;
-                    c.estimate_from_w2 = previous->run ? previous->w2 : previous->estimate_from_w2;
-                    log << "stiff: " << m.name << " w2 = " << w2_text(p.w2)
-                        << ": not run (estimate " << estimate << " s)" << std::endl;
-                    st.cases.push_back(c);
-                    previous = c;
-                    continue;
-                }
+            if (beyond_cap(c, st.cases, sweep, st.settings.cap_seconds)) {
+                log << "stiff: " << m.name << " w2 = " << w2_text(p.w2) << ": not run (estimate "
+                    << c.estimate_seconds << " s)" << std::endl;
+                st.cases.push_back(c);
+                continue;
             }
             std::map<std::size_t, Outcome> tried;
             const auto attempt = [&](std::size_t i) -> const Outcome& {
@@ -530,7 +523,6 @@ void calibrate(Study& st, std::ostream& log) {
                 }
             }
             st.cases.push_back(c);
-            previous = c;
         }
     }
     st.done = true;
@@ -562,15 +554,7 @@ bool register_stiff_benchmarks(const StiffSettings& settings, std::ostream& log)
         log << "mdl_bench: the stiff-springs calibration failed: " << e.what() << "\n";
         return false;
     }
-    for (Case& c : st.cases) {
-        if (!c.run) {
-            continue;
-        }
-        c.benchmark = "stiff/" + c.method->name + "/w2:" + w2_text(c.w2);
-        time_study_run(benchmark::RegisterBenchmark(c.benchmark.c_str(),
-                                                    [&c](benchmark::State& s) { time_case(s, c); }),
-                       c.outcome.seconds, settings);
-    }
+    register_study_runs(st.cases, "stiff", sweep, settings, time_case);
     return true;
 }
 
@@ -579,32 +563,16 @@ std::string stiff_markdown(const Results& results, const std::string& csv_prefix
     if (!st.done) {
         return "";
     }
-    const auto cell_case = [&](const MethodDescription& m, double w2) -> const Case* {
-        for (const Case& c : st.cases) {
-            if (c.method == &m && c.w2 == w2) {
-                return &c;
-            }
-        }
-        return nullptr;
-    };
-    const auto time_ns = [&](const Case& c) -> double {
-        const Measurement* r = c.run ? find_result(results, c.benchmark) : nullptr;
-        return r ? r->real_ns : std::numeric_limits<double>::quiet_NaN();
-    };
+    const StudyResults<Case> runs(st.cases, sweep, results);
     const MethodDescription& hmm = method_list().front();
     const auto not_run = [](const Case& c) {
         return fmt::format("not run (≳ {:.0f} s, estimate from w2 = {})", c.estimate_seconds,
-                           w2_text(c.estimate_from_w2));
+                           w2_text(c.estimate_from));
     };
-    std::string header = "| method |";
-    std::string rule = "|---|";
-    for (double w2 : w2_values) {
-        header += fmt::format(" w2 = {} |", w2_text(w2));
-        rule += "--:|";
-    }
+    const TableHead head = sweep_table_head(sweep, "| method |", "|---|");
     std::string out;
     const auto begin_table = [&](const std::string& title, const std::string& extra_header) {
-        out += title + "\n\n" + header + extra_header + "\n" + rule +
+        out += title + "\n\n" + head.header + extra_header + "\n" + head.rule +
                (extra_header.empty() ? "" : "--:|") + "\n";
     };
     // A row of one method; `growth` adds the ratio of the values at the last and first w2.
@@ -612,14 +580,14 @@ std::string stiff_markdown(const Results& results, const std::string& csv_prefix
                          auto&& value, bool growth) {
         std::string r = "| " + label + " |";
         for (double w2 : w2_values) {
-            const Case* c = cell_case(m, w2);
+            const Case* c = runs.find(m, w2);
             r += fmt::format(" {} |", c == nullptr ? std::string("-")
                                       : c->run     ? cell(*c)
                                                    : not_run(*c));
         }
         if (growth) {
-            const Case* first = cell_case(m, w2_values.front());
-            const Case* last = cell_case(m, w2_values.back());
+            const Case* first = runs.find(m, w2_values.front());
+            const Case* last = runs.find(m, w2_values.back());
             const double a = first != nullptr && first->run ? value(*first) : std::nan("");
             const double b = last != nullptr && last->run ? value(*last) : std::nan("");
             r += fmt::format(" {} |",
@@ -706,10 +674,10 @@ std::string stiff_markdown(const Results& results, const std::string& csv_prefix
         row(
             m.label, m,
             [&](const Case& c) {
-                const double ns = time_ns(c);
+                const double ns = runs.time_ns(c);
                 return std::isnan(ns) ? std::string("(filtered out)") : milliseconds(ns);
             },
-            time_ns, true);
+            [&](const Case& c) { return runs.time_ns(c); }, true);
     }
     out += "\n";
 
@@ -723,17 +691,17 @@ std::string stiff_markdown(const Results& results, const std::string& csv_prefix
         }
         std::string r = "| " + m.label + " |";
         for (double w2 : w2_values) {
-            const Case* c = cell_case(m, w2);
-            const Case* h = cell_case(hmm, w2);
-            const double hmm_ns = h != nullptr ? time_ns(*h) : std::nan("");
+            const Case* c = runs.find(m, w2);
+            const Case* h = runs.find(hmm, w2);
+            const double hmm_ns = h != nullptr ? runs.time_ns(*h) : std::nan("");
             if (c == nullptr || h == nullptr || std::isnan(hmm_ns)) {
                 r += " - |";
             } else if (!c->run) {
                 r += fmt::format(" ≳ {}, - |", sci(c->estimate_seconds * 1e9 / hmm_ns));
-            } else if (std::isnan(time_ns(*c))) {
+            } else if (std::isnan(runs.time_ns(*c))) {
                 r += " - |";
             } else {
-                r += fmt::format(" **{}**, {}{} |", sci(time_ns(*c) / hmm_ns),
+                r += fmt::format(" **{}**, {}{} |", sci(runs.time_ns(*c) / hmm_ns),
                                  sci(static_cast<double>(c->outcome.force_evaluations) /
                                      static_cast<double>(h->outcome.force_evaluations)),
                                  c->reached ? "" : " *");
@@ -785,51 +753,11 @@ std::string stiff_markdown(const Results& results, const std::string& csv_prefix
             sci(p.manifold.fast_velocity_amplitude));
     }
 
-    // The plot data: one CSV per quantity, a column per method, empty where not run.
+    // The plot data and the log-log plots of time and evaluations against w2.
     if (!csv_prefix.empty()) {
-        for (const std::string quantity : {"time", "evaluations"}) {
-            const std::string csv_path = csv_prefix + "-" + quantity + ".csv";
-            std::ofstream csv(csv_path);
-            csv << "w2";
-            for (const MethodDescription& m : method_list()) {
-                csv << "," << m.name;
-            }
-            csv << "\n";
-            for (double w2 : w2_values) {
-                csv << fmt::format("{:g}", w2);
-                for (const MethodDescription& m : method_list()) {
-                    const Case* c = cell_case(m, w2);
-                    csv << ",";
-                    if (c != nullptr && c->run) {
-                        const double value =
-                            quantity == "time" ? time_ns(*c) / 1e9
-                                               : static_cast<double>(c->outcome.force_evaluations);
-                        if (!std::isnan(value)) {
-                            csv << fmt::format("{:.6g}", value);
-                        }
-                    }
-                }
-                csv << "\n";
-            }
-            csv.close();
-            runtime::PlotSpec spec;
-            spec.output = csv_prefix + "-" + quantity + ".svg";
-            spec.title = quantity == "time"
-                             ? "Stiff springs, same error as HMM: wall time per run"
-                             : "Stiff springs, same error as HMM: force evaluations per run";
-            spec.xlabel = "w2 [rad/s]";
-            spec.ylabel = quantity == "time" ? "wall time [s]" : "force evaluations";
-            spec.logx = spec.logy = true;
-            for (const MethodDescription& m : method_list()) {
-                spec.series.push_back(
-                    {csv_path, "w2", m.name, m.name, runtime::PlotStyle::linespoints});
-            }
-            try {
-                runtime::render_plot(spec);
-            } catch (const runtime::PlotError& e) {
-                std::cerr << "mdl_bench: no plot " << spec.output << ": " << e.what() << "\n";
-            }
-        }
+        runs.write_plots(csv_prefix, method_list(),
+                         {"Stiff springs, same error as HMM: wall time per run",
+                          "Stiff springs, same error as HMM: force evaluations per run"});
     }
     return out;
 }
