@@ -36,6 +36,12 @@ CompileTimes compile_once(const std::string& path);
 // as the API always has it), i.e. what recompiling an identical model costs a host.
 void register_compile_benchmarks(const std::vector<ModelSource>& models);
 
+// ---- cost per step (step_bench.cpp) ------------------------------------------------------
+
+// step/<model>/<method> for every classical method on every shipped model it applies to.
+// Compiles the models: call it after the cold-compile measurements.
+void register_step_benchmarks();
+
 // ---- kernel speed (kernel_bench.cpp) -------------------------------------------------------
 
 // Floating-point operations in a JIT kernel's optimized LLVM IR, vector operations counted
