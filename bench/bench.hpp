@@ -40,7 +40,7 @@ void register_compile_benchmarks(const std::vector<ModelSource>& models);
 
 // step/<model>/<method> for every classical method on every shipped model it applies to.
 // Compiles the models: call it after the cold-compile measurements.
-void register_step_benchmarks();
+void register_step_benchmarks(const std::vector<ModelSource>& models);
 
 // ---- kernel speed (kernel_bench.cpp) -------------------------------------------------------
 
@@ -53,7 +53,8 @@ struct KernelIrOps {
 };
 
 // A kernel compared in kernel/<model>/<kernel>/{jit,handwritten,handwritten_native,paired,
-// evaluator}: paired times the JIT and the hand-written kernel in alternating blocks.
+// evaluator}: paired times the JIT, the hand-written kernel and the hand-written kernel again
+// in rotating blocks (hand-written / itself checks the harness).
 struct KernelCaseName {
     std::string model;
     std::string kernel;

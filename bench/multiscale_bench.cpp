@@ -115,6 +115,12 @@ const std::vector<StroboSetting>& strobo_ladder() {
     return settings;
 }
 
+// A strobo ladder setting: its index in strobo_ladder(), as the ladder of every method is a
+// list of numbers.
+const StroboSetting& strobo_setting(double setting) {
+    return strobo_ladder().at(static_cast<std::size_t>(setting));
+}
+
 // The settings tried, cheapest first.
 std::vector<double> ladder(Kind kind) {
     std::vector<double> out;
@@ -151,7 +157,7 @@ std::string setting_text(Kind kind, double setting) {
     case Kind::hmm_exponential:
         return fmt::format("H = 1/{:.0f}", 1.0 / setting);
     case Kind::strobo: {
-        const StroboSetting& st = strobo_ladder().at(static_cast<std::size_t>(setting));
+        const StroboSetting& st = strobo_setting(setting);
         return fmt::format("H = 2pi/{}, {}", 50 << st.nu, st.micro_steps);
     }
     case Kind::verlet:
@@ -327,8 +333,8 @@ Outcome run_case(Kind kind, double setting, double omega, Model& model, const St
     }
     case Kind::strobo: {
         CheckpointError check(refs.strobe);
-        const ms::StroboscopicStats stats = ms::run_stroboscopic(
-            model, s, strobo_options(strobo_ladder().at(static_cast<std::size_t>(setting))), check);
+        const ms::StroboscopicStats stats =
+            ms::run_stroboscopic(model, s, strobo_options(strobo_setting(setting)), check);
         out.error = check.error();
         out.force_evaluations = stats.force_evaluations;
         break;

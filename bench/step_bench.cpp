@@ -2,12 +2,14 @@
 // 1000 fixed steps from the model's start state per iteration (DOPRI5: adaptive to the same
 // end time), reported as time per step. Steps run through runtime::run, as `mdl run` does.
 #include "bench.hpp"
+#include "mdl/compiled_model.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/run.hpp"
 #include "simulation_setup.hpp"
 
 #include <benchmark/benchmark.h>
 #include <memory>
+#include <vector>
 
 namespace {
 
@@ -41,9 +43,10 @@ void step_benchmark(benchmark::State& bench, std::shared_ptr<mdl::CompiledModel>
 // Called from main after the cold-compile figures are taken: compiling the models here fills
 // the object cache, so from a static initializer it made every later "cold" compilation of the
 // process a cache hit.
-void mdl::bench::register_step_benchmarks() {
-    for (const auto& source : mdl::bench::shipped_models()) {
-        auto compiled = std::make_shared<mdl::CompiledModel>(mdl::compile_file(source.path));
+void mdl::bench::register_step_benchmarks(const std::vector<ModelSource>& models) {
+    for (const ModelSource& source : models) {
+        auto compiled =
+            std::make_shared<mdl::CompiledModel>(mdl::compile(source.text, source.path));
         mdl::runtime::Model model = mdl::cli::runtime_model(*compiled);
         for (const auto& info : mdl::runtime::methods()) {
             try {

@@ -62,7 +62,8 @@ mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
     return nullptr;
 }
 
-struct OptimizedModule {
+// A module with the context that owns it (optimized or not: emit_module returns it as emitted).
+struct OwnedModule {
     std::unique_ptr<llvm::LLVMContext> context;
     std::unique_ptr<llvm::Module> module;
 };
@@ -75,9 +76,9 @@ std::string print_module(const llvm::Module& module) {
     return text;
 }
 
-OptimizedModule emit_module(const symbolic::System& system, const CodegenOptions& options,
-                            const llvm::TargetMachine& target) {
-    OptimizedModule result;
+OwnedModule emit_module(const symbolic::System& system, const CodegenOptions& options,
+                        const llvm::TargetMachine& target) {
+    OwnedModule result;
     result.context = std::make_unique<llvm::LLVMContext>();
     result.context->setDiscardValueNames(!options.keep_ir);
     result.module = emit_kernels(system, *result.context, target.createDataLayout(),
@@ -85,9 +86,9 @@ OptimizedModule emit_module(const symbolic::System& system, const CodegenOptions
     return result;
 }
 
-OptimizedModule build_module(const symbolic::System& system, const CodegenOptions& options,
-                             llvm::TargetMachine& target) {
-    OptimizedModule result = emit_module(system, options, target);
+OwnedModule build_module(const symbolic::System& system, const CodegenOptions& options,
+                         llvm::TargetMachine& target) {
+    OwnedModule result = emit_module(system, options, target);
     optimize(*result.module, target, options);
     return result;
 }
@@ -129,7 +130,7 @@ ObjectCache::Objects compile_objects(const symbolic::System& system, const Codeg
     run_concurrently(partitions, [&](std::size_t p) {
         llvm::TargetMachine& machine = host_target_machine(options.opt_level); // this thread's
         auto start = Clock::now();
-        OptimizedModule built = emit_module(system, options, machine);
+        OwnedModule built = emit_module(system, options, machine);
         times[p].emit_ms = milliseconds_since(start);
         llvm::Module& module = *built.module;
         if (partitions > 1) {
