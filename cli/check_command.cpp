@@ -2,6 +2,7 @@
 #include "check/checker.hpp"
 #include "check/summary.hpp"
 #include "commands.hpp"
+#include "method_applicability.hpp"
 #include "parse/parser.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,28 @@
 namespace mdl::cli {
 
 namespace {
+
+// Which multiscale methods apply (runtime/multiscale/applicability.hpp). Their verdicts
+// depend on the derived force (velocity and time dependence, evenness in the phases), so the
+// model is compiled, only when it has a fast scale (a vibration or a `fast` spring).
+std::string multiscale_section(const check::CheckedModel& model, const source::SourceFile& file,
+                               const std::string& path) {
+    if (model.vibrations.empty() && model.fast_scales.empty()) {
+        return "  multiscale methods: none apply (no vibration and no spring marked `fast`)\n";
+    }
+    std::string out = "  multiscale methods:\n";
+    try {
+        const CompiledModel compiled = compile(file.text(), path);
+        for (const MethodVerdict& v : multiscale_verdicts(compiled)) {
+            out += fmt::format("    {:<11} {}: {}\n", v.method, v.applies ? "applies" : "refused",
+                               v.detail);
+        }
+    } catch (const std::exception& e) {
+        out += fmt::format("    not decided: the model does not compile ({})\n", e.what());
+    }
+    return out;
+}
+
 struct CheckOptions {
     std::vector<std::string> files;
     bool quiet = false;
@@ -45,7 +68,8 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                 continue;
             }
             if (!options->quiet) {
-                std::cout << fmt::format("{}: ok\n", path) << check::summary(*model);
+                std::cout << fmt::format("{}: ok\n", path) << check::summary(*model)
+                          << multiscale_section(*model, *file, path);
             }
         }
         return status;

@@ -200,7 +200,8 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
         o.macro_time.value_or(compiled.number_setting("macro_time_scale", 1.0));
     options.micro_steps_per_period = o.micro_steps_per_period.value_or(
         static_cast<std::size_t>(compiled.number_setting("micro_steps_per_period", 0.0)));
-    options.force_even_in_phase = compiled.force_even_in_phase(options.vibration);
+    options.force_even_in_phase = compiled.force_even_in_all_phases();
+    options.period = o.period.value_or(compiled.number_setting("period", 0.0));
     if (o.constraint_tol) {
         options.solver.constraint_tolerance = *o.constraint_tol;
     }
@@ -209,7 +210,7 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
             return ms::run_hmm(model, state, options, observer);
         });
     r.micro_steps = stats.micro_steps;
-    bool half = options.force_even_in_phase && options.algorithm == ms::HmmAlgorithm::asynchronous;
+    const bool half = stats.half_window;
     r.summary = fmt::format(
         "{} with {} ({}, {} filter{}): t = {} to {}, {} macro steps of {:g}, {} micro-steps (h = "
         "{:g}, {} per force), {} force evaluations, {:.3f} s",
@@ -256,6 +257,7 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     }
     options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
+    options.period = o.period.value_or(compiled.number_setting("period", 0.0));
     const ms::StroboscopicStats stats =
         run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
             return ms::run_stroboscopic(model, state, options, observer);
@@ -441,6 +443,10 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
         ->group(hmm);
     cmd->add_option("--macro-time", o.macro_time,
                     "T_macro of the micro step h = (2 pi/omega) H/T_macro (default 1)")
+        ->group(hmm);
+    cmd->add_option("--period", o.period,
+                    "The vibrations' common fast period (default: found from their rates when "
+                    "they are commensurate; hmm and strobo refuse incommensurate rates)")
         ->group(hmm);
     const char* stiff = "Stiff HMM options (--method hmm-stiff)";
     cmd->add_option("--omega", o.omega,

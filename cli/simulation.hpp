@@ -25,6 +25,7 @@ struct SimulationSettings {
     // HMM
     std::optional<std::string> algorithm, filter;
     std::optional<double> window, macro_time;
+    std::optional<double> period; // the vibrations' common period (HMM and strobo)
     std::optional<std::size_t> micro_steps_per_period; // HMM and stroboscopic averaging
     // stroboscopic averaging (order, micro) and stiff HMM (macro shared)
     std::optional<int> order;

@@ -14,9 +14,10 @@ ModelForce::ModelForce(const Model& model)
     model.phase_rates(omega_);
 }
 
-void ModelForce::set_phase_origin(double t0, const Vector& theta0) {
+void ModelForce::set_phase_origin(double t0, const Vector& theta0, double time_offset) {
     model_->phase_rates(omega_); // parameters may have changed since construction
     t0_ = t0;
+    time_offset_ = time_offset;
     theta0_ = theta0;
     phase_origin_set_ = true;
 }
@@ -33,16 +34,17 @@ const Vector& ModelForce::phases_at(double t) {
 void ModelForce::acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
                               Vector& a) {
     ++evaluations_;
-    model_->acceleration(t, q, v, x, phases_at(t), a);
+    model_->acceleration(t + time_offset_, q, v, x, phases_at(t), a);
 }
 
 void ModelForce::rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot) {
-    model_->rates(t, q, v, x, phases_at(t), xdot);
+    model_->rates(t + time_offset_, q, v, x, phases_at(t), xdot);
 }
 
 void ModelForce::acceleration_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
                                         Matrix& a_q, Matrix& a_v) {
     const Vector& theta = phases_at(t);
+    t += time_offset_;
     const Vector& inverse_mass = model_->inverse_mass();
     if (model_->has_force_jacobians()) {
         model_->force_jacobians(t, q, v, x, theta, a_q, a_v);

@@ -57,9 +57,16 @@ public:
 
     // By default the phases are the model's, theta(t) = omega t + c. With an origin they are
     // theta0 + omega (t - t0): HMM's asynchronous micro-integrations start at phase 0
-    // whatever the macro time (hmm-mechanical-vibrations, Algorithm 2).
-    void set_phase_origin(double t0, const Vector& theta0);
-    void use_model_phases() { phase_origin_set_ = false; }
+    // whatever the macro time (Calvo & Sanz-Serna, Algorithm 2), and the model's explicit
+    // time is t + time_offset. A micro-integration runs in micro time tau from 0 with the
+    // macro time as the offset: the phase omega tau keeps full precision (omega (t_n + tau -
+    // t_n) would lose omega ulp(t_n), 1e-7 rad at omega = 1e8), and the slow time is exact
+    // to ulp(t_n).
+    void set_phase_origin(double t0, const Vector& theta0, double time_offset = 0.0);
+    void use_model_phases() {
+        phase_origin_set_ = false;
+        time_offset_ = 0.0;
+    }
     const Vector& phases_at(double t);
 
     // Force evaluations so far (cost reports: "force evaluations" of HMM, DOPRI5).
@@ -71,6 +78,7 @@ private:
     Vector theta_;
     Vector omega_;
     double t0_ = 0.0;
+    double time_offset_ = 0.0;
     Vector theta0_;
     bool phase_origin_set_ = false;
     std::size_t evaluations_ = 0;

@@ -25,6 +25,7 @@ struct CompiledModel::State {
         symbolic::System system;
         codegen::CompiledKernels compiled;
         std::vector<bool> force_even_in_phase; // per vibration, proved once at compile time
+        bool force_even_in_all_phases = true;  // all phases mirrored at once
     };
 
     explicit State(std::shared_ptr<const Compilation> shared)
@@ -138,9 +139,13 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
             symbolic::is_even_in_phase(system->pool(), system->outputs(symbolic::Kernel::force),
                                        static_cast<std::uint32_t>(i));
     }
+    const bool even_jointly =
+        symbolic::is_even_in_all_phases(system->pool(), system->outputs(symbolic::Kernel::force),
+                                        static_cast<std::uint32_t>(checked->vibrations.size()));
     auto state = std::make_unique<CompiledModel::State>(
         std::make_shared<const CompiledModel::State::Compilation>(CompiledModel::State::Compilation{
-            std::move(*checked), std::move(*system), std::move(*compiled), std::move(even)}));
+            std::move(*checked), std::move(*system), std::move(*compiled), std::move(even),
+            even_jointly}));
     state->timings = timings;
     const auto& m = state->checked;
     state->parameters = m.default_parameters();
@@ -337,6 +342,10 @@ std::vector<FastScale> CompiledModel::fast_scales() const {
 bool CompiledModel::force_even_in_phase(std::size_t vibration) const {
     const auto& even = state_->compilation->force_even_in_phase;
     return vibration >= even.size() || even[vibration]; // no such phase: nothing depends on it
+}
+
+bool CompiledModel::force_even_in_all_phases() const {
+    return state_->compilation->force_even_in_all_phases;
 }
 
 mdl_kernel_args CompiledModel::args(double t, const double* q, const double* v, const double* x,

@@ -22,4 +22,15 @@ bool is_even_in_phase(ExprPool& pool, std::span<const ExprId> roots, std::uint32
     return is_even_in(pool, roots, Variable{VarKind::phase, vibration});
 }
 
+bool is_even_in_all_phases(ExprPool& pool, std::span<const ExprId> roots,
+                           std::uint32_t vibrations) {
+    std::vector<Replacement> mirror;
+    for (std::uint32_t i = 0; i < vibrations; ++i) {
+        const Variable v{VarKind::phase, i};
+        mirror.push_back({v, pool.neg(pool.variable(v))});
+    }
+    const std::vector<ExprId> mirrored = substitute(pool, roots, mirror);
+    return std::equal(roots.begin(), roots.end(), mirrored.begin());
+}
+
 } // namespace mdl::symbolic

@@ -21,4 +21,10 @@ bool is_even_in(ExprPool& pool, ExprId root, Variable v);
 // is_even_in for the phase theta_i of vibration i.
 bool is_even_in_phase(ExprPool& pool, std::span<const ExprId> roots, std::uint32_t vibration);
 
+// Whether the roots are even in all r phases at once: f(-theta_1, ..., -theta_r) ==
+// f(theta_1, ..., theta_r). With several vibrations this, not evenness in each phase alone,
+// makes the micro-solution of HMM's Algorithm 2 even in time (a product cos(theta_1)
+// sin(theta_2) is odd in each phase alone and even in both at once).
+bool is_even_in_all_phases(ExprPool& pool, std::span<const ExprId> roots, std::uint32_t vibrations);
+
 } // namespace mdl::symbolic

@@ -1,5 +1,7 @@
 #include "runtime/multiscale/hmm.hpp"
 
+#include "runtime/multiscale/applicability.hpp"
+#include "runtime/multiscale/common_period.hpp"
 #include "runtime/multiscale/micro_verlet.hpp"
 
 #include <cmath>
@@ -52,14 +54,7 @@ HmmMacro parse_hmm_method(std::string_view name) {
 
 namespace {
 
-constexpr int enslaving_samples = 16;
-constexpr int harmonics = enslaving_samples / 2 - 1;
-
-void require(bool ok, std::string_view method, const std::string& reason) {
-    if (!ok) {
-        throw MethodNotApplicable(method, reason);
-    }
-}
+constexpr int enslaving_samples = 16; // per period of the fastest vibration
 
 } // namespace
 
@@ -71,44 +66,55 @@ struct HmmForceEstimator::Impl {
         : model(&m), options(o), filter(Filter::make(o.filter, o.window_periods)), gram(m),
           name(to_string(o.macro)) {
         const Eigen::Index n_pos = m.positions();
-        require(m.states() == 0, name,
-                "HMM integrates second-order models only (the model has "
-                "first-order states)");
-        require(m.vibrations() > 0, name, "HMM needs a fast vibration (the model declares none)");
-        require(static_cast<Eigen::Index>(o.vibration) < m.vibrations(), name,
-                "no vibration number " + std::to_string(o.vibration + 1));
+        const Applicability verdict = hmm_applicability(m, o);
+        if (!verdict.applies) {
+            throw MethodNotApplicable(name, verdict.reason);
+        }
         const bool constrained = o.macro != HmmMacro::verlet;
-        require(constrained == m.constrained(), name,
-                constrained ? "hmm-shake and hmm-rattle integrate constrained models (use hmm)"
-                            : "the model has constraints: use hmm-shake or hmm-rattle");
-        require(!(constrained && o.algorithm == HmmAlgorithm::synchronous), name,
-                "the synchronous algorithm needs the enslaved velocity of the unconstrained form; "
-                "use --algorithm async for constrained models");
+        period = common_period(m, name, o.period);
+        omega = period.omega;
         Vector rates(m.vibrations());
         m.phase_rates(rates);
-        omega = rates[static_cast<Eigen::Index>(o.vibration)];
-        if (!(omega > 0.0) || !std::isfinite(omega)) {
-            throw std::invalid_argument(std::string(name) + ": the vibration's phase rate omega "
-                                                            "must be positive");
-        }
+        rates.cwiseAbs().maxCoeff(&fastest_vibration);
+        fastest_rate = std::abs(rates[fastest_vibration]);
         if (!(o.macro_step > 0.0) || !(o.macro_time_scale > 0.0)) {
             throw std::invalid_argument(std::string(name) +
                                         ": the macro step and T_macro must be positive");
         }
+        // micro steps per period of the fastest vibration, so per common period times its
+        // multiple (one vibration: per_period)
         double per_period = static_cast<double>(o.micro_steps_per_period);
         if (o.micro_steps_per_period == 0) {
             per_period = std::round(o.macro_time_scale / o.macro_step);
         }
-        half = o.algorithm == HmmAlgorithm::asynchronous && o.force_even_in_phase;
-        const double period = 2.0 * std::numbers::pi / omega;
-        const double eta = filter.window_periods() * period;
+        per_period *= static_cast<double>(period.fastest);
+        slow_time = m.time_dependent();
+        from_macro_velocity = m.velocity_dependent();
+        // Algorithm 2 starts at the joint phase 0 when that lies on the vibrations' orbit
+        // (one vibration, or all offsets c_i = 0): there an even force gives an even
+        // micro-solution. Otherwise at the model's phases at t = 0, a point of the orbit.
+        start_phase = Vector::Zero(m.vibrations());
+        if (m.vibrations() > 1) {
+            m.phases(0.0, start_phase);
+            for (Eigen::Index i = 0; i < start_phase.size(); ++i) {
+                start_phase[i] = std::remainder(start_phase[i], 2.0 * std::numbers::pi);
+            }
+            if (start_phase.cwiseAbs().maxCoeff() < 1e-12) {
+                start_phase.setZero();
+            }
+        }
+        even_at_start = o.force_even_in_phase && start_phase.isZero(0.0);
+        half = o.algorithm == HmmAlgorithm::asynchronous && o.allow_half_window && even_at_start &&
+               !slow_time && !from_macro_velocity;
+        const double eta = filter.window_periods() * period.period;
         const double side_steps =
             std::max(1.0, std::round(per_period * filter.window_periods() / 2.0));
         n = static_cast<std::size_t>(side_steps);
         h = eta / (2.0 * side_steps);
-        vibration_name = o.vibration < m.names().vibrations.size()
-                             ? m.names().vibrations[o.vibration]
-                             : "number " + std::to_string(o.vibration + 1);
+        const auto fastest = static_cast<std::size_t>(fastest_vibration);
+        vibration_name = fastest < m.names().vibrations.size()
+                             ? m.names().vibrations[fastest]
+                             : "number " + std::to_string(fastest + 1);
         weights = half ? filter.half_window_weights(n) : filter.full_window_weights(n);
         if (constrained) {
             shake = std::make_unique<Shake<ModelForce>>(m, o.solver);
@@ -124,9 +130,12 @@ struct HmmForceEstimator::Impl {
         sum = a;
         dv = a;
         tmp = a;
-        ck.assign(harmonics + 1, Vector::Zero(n_pos));
+        samples = enslaving_samples * static_cast<int>(period.fastest);
+        harmonics = samples / 2 - 1;
+        ck.assign(static_cast<std::size_t>(harmonics) + 1, Vector::Zero(n_pos));
         sk = ck;
         theta = Vector::Zero(m.vibrations());
+        phase_base = theta;
         kappa = Vector::Zero(m.constraints());
         lambda = kappa;
         G = Matrix::Zero(m.constraints(), n_pos);
@@ -134,18 +143,13 @@ struct HmmForceEstimator::Impl {
 
     ModelForce& force() { return shake ? shake->force() : verlet->force(); }
 
-    void set_phase_origin(const Vector& theta0) {
+    // Micro time tau from 0 at phases theta0 + omega tau; the model's explicit time is
+    // slow_t + tau.
+    void set_phase_origin(const Vector& theta0, double slow_t) {
         if (fused) {
-            fused->set_phase_origin(0.0, theta0);
+            fused->set_phase_origin(0.0, theta0, slow_t);
         } else {
-            force().set_phase_origin(0.0, theta0);
-        }
-    }
-    void use_model_phases() {
-        if (fused) {
-            fused->use_model_phases();
-        } else {
-            force().use_model_phases();
+            force().set_phase_origin(0.0, theta0, slow_t);
         }
     }
 
@@ -227,58 +231,96 @@ struct HmmForceEstimator::Impl {
         sum += weights[weight_index(n, direction)] * acc;
     }
 
-    // The oscillatory velocity enslaved to (t, X): zero-mean antiderivative of the
-    // oscillatory part of a(X, theta) (eq. 2.10, (3.8)).
-    void enslaved_velocity(double t, const Vector& X, const Vector& V) {
-        model->phases(t, theta);
-        const auto i = static_cast<Eigen::Index>(options.vibration);
-        const double base = theta[i];
+    // The acceleration at (t, X, V) and phases theta: with constraints, the consistent one
+    // (M^-1 (f + G^T lambda) with G a + curvature = 0), whose oscillatory part is tangent.
+    void sample_acceleration(double t, const Vector& X, const Vector& V) {
+        model->acceleration(t, X, V, start.x, theta, a);
+        ++extra_evaluations;
+        if (model->constrained()) {
+            model->constraint_jacobian(X, G);
+            gram.factorize(G, t, name);
+            model->curvature(X, V, kappa);
+            acceleration_multipliers(gram, G, a, kappa, lambda);
+            acc = a;
+            add_constraint_force(X, lambda);
+            a = acc;
+        }
+    }
+
+    // The oscillatory velocity enslaved to (t, X, V) at the phases `base` (eq. 2.10, (3.8)):
+    // the zero-mean antiderivative of the oscillatory part of a(X, theta) along the
+    // vibrations' orbit theta_i = base_i + k_i phi, phi over one common period, at phi = 0.
+    void enslaved_velocity(double t, const Vector& X, const Vector& V, const Vector& base) {
         for (Vector& c : ck) {
             c.setZero();
         }
         for (Vector& c : sk) {
             c.setZero();
         }
-        for (int j = 0; j < enslaving_samples; ++j) {
-            const double phi = 2.0 * std::numbers::pi * j / enslaving_samples;
-            theta[i] = base + phi;
-            model->acceleration(t, X, V, start.x, theta, a);
-            ++extra_evaluations;
+        for (int j = 0; j < samples; ++j) {
+            const double phi = 2.0 * std::numbers::pi * j / samples;
+            for (Eigen::Index i = 0; i < theta.size(); ++i) {
+                theta[i] = base[i] +
+                           static_cast<double>(period.multiples[static_cast<std::size_t>(i)]) * phi;
+            }
+            sample_acceleration(t, X, V);
             for (int k = 1; k <= harmonics; ++k) {
                 ck[static_cast<std::size_t>(k)] += std::cos(k * phi) * a;
                 sk[static_cast<std::size_t>(k)] += std::sin(k * phi) * a;
             }
         }
-        // a(base + phi) ~ sum_k A_k cos(k phi) + B_k sin(k phi); dv = sum (A_k sin - B_k cos)(k
-        // phi)/(k omega) evaluated at phi = 0 (the current phase): dv = -sum_k B_k/(k omega)
+        // a(phi) ~ sum_k A_k cos(k phi) + B_k sin(k phi); dv = sum (A_k sin - B_k cos)(k phi)/(k
+        // omega_0) evaluated at phi = 0 (the current phase): dv = -sum_k B_k/(k omega_0)
         dv.setZero();
         for (int k = 1; k <= harmonics; ++k) {
             const Vector& B = sk[static_cast<std::size_t>(k)];
-            dv -= (2.0 / enslaving_samples) * B / (k * omega);
+            dv -= (2.0 / samples) * B / (k * omega);
         }
-        theta[i] = base;
+        theta = base;
+    }
+
+    // The averaged velocity V of a true state (t, x, v): v minus its enslaved oscillation at
+    // the model's phases theta(t) (the macro initial value).
+    void averaged_velocity(double t, const Vector& x, const Vector& v, Vector& V) {
+        model->phases(t, phase_base);
+        bool at_even_point = options.force_even_in_phase;
+        for (Eigen::Index i = 0; i < phase_base.size(); ++i) {
+            at_even_point = at_even_point &&
+                            std::abs(std::remainder(phase_base[i], 2.0 * std::numbers::pi)) == 0.0;
+        }
+        if (at_even_point) {
+            V = v; // the oscillation of an even force's velocity is odd: zero at phase 0
+            return;
+        }
+        enslaved_velocity(t, x, v, phase_base);
+        V = v - dv;
     }
 
     void estimate(double t, const Vector& X, const Vector& V, Vector& F) {
         start.q = X;
         if (options.algorithm == HmmAlgorithm::asynchronous) {
-            start.t = 0.0;
-            start.v.setZero();
-            theta.setZero();
-            set_phase_origin(theta);
-        } else {
-            enslaved_velocity(t, X, V); // theta = the model's phases at t
-            start.v = V + dv;
-            if (model->time_dependent()) {
-                start.t = t;
-                use_model_phases();
+            // Algorithm 2: the phases start at the orbit's phase 0 whatever t_n; slow time
+            // does not (the force's explicit t is t_n + tau). Velocity-independent forces start
+            // from rest (eq. 2.14); velocity-dependent ones from the macro velocity plus its
+            // enslaved oscillation, so that the micro-solution is the one with averaged
+            // velocity V.
+            if (from_macro_velocity) {
+                enslaved_velocity(t, X, V, start_phase);
+                start.v = V + dv;
             } else {
-                // micro time measured from t_n: phases theta_n + omega tau with tau small, so
-                // the phase keeps its precision when omega t_n is large (omega = 1e8)
-                start.t = 0.0;
-                set_phase_origin(theta);
+                start.v.setZero();
             }
+        } else {
+            model->phases(t, phase_base);
+            enslaved_velocity(t, X, V, phase_base); // theta = the model's phases at t
+            start.v = V + dv;
         }
+        // micro time tau measured from 0: phases theta_start + omega tau with tau small keep
+        // their precision when omega t_n is large (omega = 1e8); the explicit slow time is
+        // t_n + tau (Algorithm 2's freedom to restart the phase does not apply to it)
+        start.t = 0.0;
+        set_phase_origin(options.algorithm == HmmAlgorithm::asynchronous ? start_phase : phase_base,
+                         slow_time ? t : 0.0);
         sum.setZero();
         if (fused) {
             sweep_fused();
@@ -304,17 +346,25 @@ struct HmmForceEstimator::Impl {
     Filter filter;
     ConstraintGram gram;
     std::string_view name;
-    double omega = 0.0, h = 0.0;
-    std::string vibration_name;
+    CommonPeriod period;
+    double omega = 0.0, h = 0.0; // the common period's rate omega_0; the micro step
+    Eigen::Index fastest_vibration = 0;
+    double fastest_rate = 0.0;
+    std::string vibration_name; // the fastest vibration's
     std::size_t n = 0;
+    bool slow_time = false;           // the force depends on t besides the phases
+    bool from_macro_velocity = false; // velocity-dependent: micro-runs start from V
+    bool even_at_start = false;
     bool half = false;
+    Vector start_phase; // Algorithm 2's phases at the start of every micro-integration
     std::vector<double> weights;
+    int samples = enslaving_samples, harmonics = enslaving_samples / 2 - 1;
     std::vector<Vector> ck, sk; // Fourier coefficients of the enslaving samples
     std::unique_ptr<VelocityVerlet<ModelForce>> verlet;
     std::unique_ptr<Shake<ModelForce>> shake;
     std::unique_ptr<MicroVerlet> fused; // velocity-independent unconstrained forces
     State start, s;
-    Vector a, acc, sum, dv, tmp, tmp_q, theta, kappa, lambda;
+    Vector a, acc, sum, dv, tmp, tmp_q, theta, phase_base, kappa, lambda;
     Matrix G;
     std::size_t micro = 0, extra_evaluations = 0, estimates = 0;
 };
@@ -330,12 +380,12 @@ void HmmForceEstimator::estimate(double t, const Vector& X, const Vector& V, Vec
 }
 
 void HmmForceEstimator::require_resolved(double t) const {
-    const double omega_h = impl_->omega * impl_->h;
+    const double omega_h = impl_->fastest_rate * impl_->h;
     if (omega_h > max_omega_h) {
         throw NumericalFailure(
             FailureKind::unresolved_fast_scale, impl_->name, t,
-            "vibration '" + impl_->vibration_name + "' (omega = " + format_number(impl_->omega) +
-                " rad/s)",
+            "vibration '" + impl_->vibration_name +
+                "' (omega = " + format_number(impl_->fastest_rate) + " rad/s)",
             "the micro step h = " + format_number(impl_->h) +
                 " gives omega h = " + format_number(omega_h) + " > " + format_number(max_omega_h) +
                 ", fewer than 2 pi micro steps per fast period; the micro-integration does not "
@@ -362,6 +412,9 @@ std::size_t HmmForceEstimator::force_evaluations() const {
     const std::size_t micro =
         impl_->fused ? impl_->fused->evaluations() : impl_->force().evaluations();
     return micro + impl_->extra_evaluations;
+}
+void HmmForceEstimator::averaged_velocity(double t, const Vector& x, const Vector& v, Vector& V) {
+    impl_->averaged_velocity(t, x, v, V);
 }
 std::size_t HmmForceEstimator::estimates() const {
     return impl_->estimates;
@@ -400,6 +453,9 @@ void HmmIntegrator::start(State& s) {
     steps_ = static_cast<std::size_t>(rounded);
     step_ = 0;
     s.lambda.setZero();
+    // the macro state starts from the averaged velocity of the given true state
+    estimator_.averaged_velocity(s.t, s.q, s.v, tmp_);
+    s.v = tmp_;
     estimator_.estimate(s.t, s.q, s.v, F_);
     if (options_.macro == HmmMacro::shake) {
         // V_{1/2} = V_0 + H/2 (F_0 + M^-1 G_0^T Lambda_0), g(X_1) = 0
@@ -505,6 +561,7 @@ HmmStats HmmIntegrator::stats() const {
     st.force_evaluations = estimator_.force_evaluations();
     st.micro_steps_per_window = estimator_.steps_per_window();
     st.micro_step = estimator_.micro_step();
+    st.half_window = estimator_.half_window();
     return st;
 }
 

@@ -65,10 +65,16 @@ struct HmmOptions {
     double macro_step = 1.0 / 80.0;         // H; (t_end - t0)/H must be a whole number
     double macro_time_scale = 1.0;          // T_macro of h = (2 pi/omega) H/T_macro
     std::size_t micro_steps_per_period = 0; // 0: round(T_macro/H)
-    // The force is even in the fast phase (CompiledModel::force_even_in_phase): the
-    // asynchronous algorithm then integrates half the window. False is always safe.
+    // The force is even in the fast phases, all mirrored at once
+    // (CompiledModel::force_even_in_all_phases). Simple filtering needs it (eq. 2.17); the
+    // asynchronous algorithm then integrates half the window when nothing else breaks the
+    // time symmetry of the micro-solution (slow time, velocity dependence).
     bool force_even_in_phase = false;
-    std::size_t vibration = 0; // the fast vibration (its phase rate is omega)
+    // False: always integrate the full window, even where half would do (cost comparisons).
+    bool allow_half_window = true;
+    // The common period of the vibrations (`--period`); 0: found from their rates
+    // (common_period.hpp). The micro step is per period of the fastest vibration.
+    double period = 0.0;
     bool final_velocity = true;
     SolverOptions solver = {}; // constraint tolerance of SHAKE/RATTLE (macro and micro)
 };
@@ -81,6 +87,7 @@ struct HmmStats {
     std::size_t force_evaluations = 0;      // model force evaluations (micro, starts, enslaving)
     std::size_t micro_steps_per_window = 0; // per force estimate
     double micro_step = 0.0;                // h
+    bool half_window = false;               // only [0, eta/2] integrated (even micro-solution)
     IntegrationStats integration() const {
         IntegrationStats s;
         s.steps = macro_steps;
@@ -100,7 +107,9 @@ public:
     HmmForceEstimator(HmmForceEstimator&&) noexcept;
     HmmForceEstimator& operator=(HmmForceEstimator&&) = delete;
 
-    // Asynchronous: F(X). Synchronous: F at macro time t from the predicted velocity V.
+    // F at macro time t, position X and (predicted) averaged velocity V: asynchronous
+    // micro-integrations start at the orbit's phase 0 and slow time t; synchronous ones at
+    // the model's phases at t from the enslaved velocity.
     // Throws NumericalFailure (unresolved_fast_scale) if omega h > max_omega_h.
     void estimate(double t, const Vector& X, const Vector& V, Vector& F);
 
@@ -112,7 +121,11 @@ public:
     // the fast period (omega h > max_omega_h).
     void require_resolved(double t) const;
 
-    double omega() const;
+    // The averaged velocity V = v - (enslaved oscillation) of a true state (t, x, v): the
+    // macro initial value of eq. (3.8) (V = v when the force is even at the phase of t).
+    void averaged_velocity(double t, const Vector& x, const Vector& v, Vector& V);
+
+    double omega() const; // the common period's rate, 2 pi/T
     double micro_step() const;
     std::size_t steps_per_window() const; // micro steps per estimate
     bool half_window() const;

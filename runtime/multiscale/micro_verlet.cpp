@@ -36,9 +36,10 @@ void MicroVerlet::bind(Point& p) {
     p.args.p = model_->parameters().empty() ? nullptr : model_->parameters().data();
 }
 
-void MicroVerlet::set_phase_origin(double t0, const Vector& theta0) {
+void MicroVerlet::set_phase_origin(double t0, const Vector& theta0, double time_offset) {
     model_->phase_rates(omega_); // parameters may have changed since construction
     t_origin_ = t0;
+    time_offset_ = time_offset;
     theta0_ = theta0;
     phase_origin_set_ = true;
 }

@@ -35,8 +35,12 @@ public:
 
     // Phases theta0 + omega (t - t0) (the asynchronous HMM's micro-integrations start at phase
     // 0 whatever the macro time), or the model's own theta(t).
-    void set_phase_origin(double t0, const Vector& theta0);
-    void use_model_phases() { phase_origin_set_ = false; }
+    // With an origin the kernels see the time t + time_offset (ModelForce::set_phase_origin).
+    void set_phase_origin(double t0, const Vector& theta0, double time_offset = 0.0);
+    void use_model_phases() {
+        phase_origin_set_ = false;
+        time_offset_ = 0.0;
+    }
 
     // Starts at (t, q, v) and evaluates the acceleration there (one force evaluation).
     void start(double t, const Vector& q, const Vector& v);
@@ -136,7 +140,7 @@ private:
     // t <- t1 and a <- f(t1, q, v, theta(t1)), not yet divided by the mass.
     void evaluate(Point& p, double t1) {
         p.t = t1;
-        p.args.t = t1;
+        p.args.t = t1 + time_offset_;
         if (has_phases_) {
             if (phase_origin_set_) {
                 const auto r = static_cast<std::size_t>(p.theta.size());
@@ -157,6 +161,7 @@ private:
     mdl_kernel phase_kernel_;
     bool has_phases_;
     bool phase_origin_set_ = false;
+    double time_offset_ = 0.0;
     double t_origin_ = 0.0;
     Vector theta0_, omega_;
     Point start_;              // the start point, its acceleration M^-1 f

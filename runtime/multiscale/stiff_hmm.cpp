@@ -3,6 +3,7 @@
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/integrators/verlet.hpp"
+#include "runtime/multiscale/applicability.hpp"
 #include "runtime/multiscale/filters.hpp"
 #include "runtime/multiscale/micro_verlet.hpp"
 
@@ -167,14 +168,9 @@ struct StiffForceEstimator::Impl {
 };
 
 StiffForceEstimator::StiffForceEstimator(const Model& model, const StiffHmmOptions& options) {
-    if (model.constrained()) {
-        throw MethodNotApplicable(method_name,
-                                  "the model has constraints: relax them into stiff springs "
-                                  "(--relax-constraints OMEGA) or use rattle/shake");
-    }
-    if (model.states() > 0) {
-        throw MethodNotApplicable(method_name, "the model has first-order states; the stiff HMM "
-                                               "integrates second-order models only");
+    const Applicability verdict = stiff_hmm_applicability(model);
+    if (!verdict.applies) {
+        throw MethodNotApplicable(method_name, verdict.reason);
     }
     impl_ = std::make_unique<Impl>(model, options);
 }

@@ -4,6 +4,8 @@
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/model_force.hpp"
+#include "runtime/multiscale/applicability.hpp"
+#include "runtime/multiscale/common_period.hpp"
 #include "runtime/multiscale/half_explicit_rk.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -82,36 +84,17 @@ namespace {
 constexpr std::string_view method_name = "strobo";
 
 double fast_period(const Model& model, const StroboscopicOptions& options) {
-    if (options.period > 0.0) {
+    const Applicability verdict = strobo_applicability(model, options);
+    if (!verdict.applies) {
+        throw MethodNotApplicable(method_name, verdict.reason);
+    }
+    if (model.vibrations() == 0) {
         if (!std::isfinite(options.period)) {
             throw std::invalid_argument("strobo: the period must be finite");
         }
-        return options.period;
+        return options.period; // an explicit period of a forcing in t
     }
-    if (model.vibrations() == 0) {
-        throw MethodNotApplicable(method_name,
-                                  "the model has no vibration: stroboscopic averaging needs a "
-                                  "fast periodic forcing (or an explicit period)");
-    }
-    Vector omega = Vector::Zero(model.vibrations());
-    model.phase_rates(omega);
-    if (static_cast<Eigen::Index>(options.vibration) >= omega.size()) {
-        throw std::invalid_argument("strobo: vibration index " + std::to_string(options.vibration) +
-                                    " out of range (" + std::to_string(omega.size()) +
-                                    " vibrations)");
-    }
-    const double w = omega[static_cast<Eigen::Index>(options.vibration)];
-    for (Eigen::Index i = 0; i < omega.size(); ++i) {
-        if (std::abs(std::abs(omega[i]) - std::abs(w)) > 1e-12 * std::abs(w)) {
-            throw MethodNotApplicable(method_name,
-                                      "the vibrations have different phase rates; give the "
-                                      "common period explicitly");
-        }
-    }
-    if (!(std::abs(w) > 0.0) || !std::isfinite(w)) {
-        throw MethodNotApplicable(method_name, "the vibration's phase rate is zero or not finite");
-    }
-    return 2.0 * std::numbers::pi / std::abs(w);
+    return common_period(model, method_name, options.period).period;
 }
 
 } // namespace
@@ -153,6 +136,11 @@ struct StroboscopicField::Impl {
         q_new = Vector::Zero(n);
         w = Vector::Zero(n);
         theta = Vector::Zero(m.vibrations());
+        slow_time = m.time_dependent();
+        origin_phase = Vector::Zero(m.vibrations());
+        if (m.vibrations() > 0) {
+            m.phases(origin, origin_phase);
+        }
     }
 
     static Micro make_micro(const Model& m, StroboscopicMicro kind,
@@ -178,31 +166,42 @@ struct StroboscopicField::Impl {
         st.x = Y.segment(2 * n, k);
     }
 
-    // From Y at t_origin, `periods` periods in direction `sign`: phi(sign delta) into first,
-    // and (periods == 2) phi(2 sign delta) into second, continuing the same integration.
+    // From Y at the stroboscopic phase theta(t_origin), `periods` periods in direction
+    // `sign`: phi(sign delta) into first, and (periods == 2) phi(2 sign delta) into second,
+    // continuing the same integration. A model without explicit time is integrated from
+    // t_origin with its own phases; one with slow time in micro time tau from 0, the phase
+    // origin and the slow time set by evaluate().
     void period_map(const Vector& Y, double sign, int periods, Vector& first, Vector& second) {
-        s.t = t_origin;
+        const double t_start = slow_time ? 0.0 : t_origin;
+        s.t = t_start;
         unpack(Y, s);
         std::visit(
             [&](auto& stepper) {
                 for (int p = 1; p <= periods; ++p) {
                     for (std::size_t i = 1; i <= per_period; ++i) {
-                        const double target = t_origin + sign * delta *
-                                                             (static_cast<double>(p - 1) +
-                                                              static_cast<double>(i) /
-                                                                  static_cast<double>(per_period));
+                        const double target = t_start + sign * delta *
+                                                            (static_cast<double>(p - 1) +
+                                                             static_cast<double>(i) /
+                                                                 static_cast<double>(per_period));
                         stepper.step(s, target - s.t);
                     }
                     micro_steps += per_period;
-                    s.t = t_origin + sign * delta * static_cast<double>(p);
+                    s.t = t_start + sign * delta * static_cast<double>(p);
                     pack(s, p == 1 ? first : second);
                 }
             },
             micro);
     }
 
-    void evaluate(const Vector& Y, Vector& F) {
+    void evaluate(double t, const Vector& Y, Vector& F) {
         const int periods = order == 4 ? 2 : 1;
+        if (slow_time) {
+            // micro time tau from 0, slow time t + tau, phases theta(t_origin) + omega tau: the
+            // field of the stroboscopic averaged equation Y' = F(Y, t) at the stroboscopic phase
+            std::visit(
+                [&](auto& stepper) { stepper.force().set_phase_origin(0.0, origin_phase, t); },
+                micro);
+        }
         // Constrained models: F(Y) = F(P(Y)), the micro-integrations start from the projection
         // of Y onto the manifold (the macro stages lie off it by O(H^2)). Started off the
         // manifold, the forward and backward half-explicit integrations would project Y
@@ -255,7 +254,7 @@ struct StroboscopicField::Impl {
         return change;
     }
 
-    void multipliers(const Vector& Y, Vector& lambda) {
+    void multipliers(double t, const Vector& Y, Vector& lambda) {
         lambda.resize(model->constraints());
         if (!model->constrained()) {
             return;
@@ -265,7 +264,10 @@ struct StroboscopicField::Impl {
         model->constraint_jacobian(w, G);
         gram.factorize(G, t_origin, "strobo");
         model->curvature(w, q_new, kappa);
-        out_force.acceleration(t_origin, w, q_new, Y.segment(2 * n, k), a);
+        if (slow_time) {
+            out_force.set_phase_origin(0.0, origin_phase, t); // slow time t, stroboscopic phase
+        }
+        out_force.acceleration(slow_time ? 0.0 : t_origin, w, q_new, Y.segment(2 * n, k), a);
         acceleration_multipliers(gram, G, a, kappa, lambda);
     }
 
@@ -299,6 +301,8 @@ struct StroboscopicField::Impl {
     PositionConstraintNewton newton;
     Matrix G, D;
     Vector g, Gv, nu, kappa, a, q_new, w, theta;
+    bool slow_time = false; // the model depends on t besides the phases
+    Vector origin_phase;    // theta(t_origin), the stroboscopic phase
     State s;
     Vector phi_p1, phi_p2, phi_m1, phi_m2, Y_projected;
     std::size_t evaluations = 0;
@@ -311,8 +315,8 @@ StroboscopicField::StroboscopicField(const Model& model, const StroboscopicOptio
 StroboscopicField::~StroboscopicField() = default;
 StroboscopicField::StroboscopicField(StroboscopicField&&) noexcept = default;
 
-void StroboscopicField::evaluate(const Vector& Y, Vector& F) {
-    impl_->evaluate(Y, F);
+void StroboscopicField::evaluate(double t, const Vector& Y, Vector& F) {
+    impl_->evaluate(t, Y, F);
 }
 Eigen::Index StroboscopicField::size() const {
     return 2 * impl_->n + impl_->k;
@@ -344,8 +348,8 @@ std::size_t StroboscopicField::force_evaluations() const {
 double StroboscopicField::project(Vector& Y, double t, double H) {
     return impl_->project(Y, t, H);
 }
-void StroboscopicField::multipliers(const Vector& Y, Vector& lambda) {
-    impl_->multipliers(Y, lambda);
+void StroboscopicField::multipliers(double t, const Vector& Y, Vector& lambda) {
+    impl_->multipliers(t, Y, lambda);
 }
 void StroboscopicField::residuals(const Vector& Y, double& position, double& velocity) {
     impl_->residuals(Y, position, velocity);
@@ -465,7 +469,7 @@ void StroboscopicIntegrator::finish_step() {
 void StroboscopicIntegrator::output(State& s) {
     field_->unpack(Y_, s);
     s.t = t_;
-    field_->multipliers(Y_, s.lambda);
+    field_->multipliers(t_, Y_, s.lambda);
     double g = 0.0, Gv = 0.0;
     field_->residuals(Y_, g, Gv);
     max_g_ = std::max(max_g_, g);
@@ -502,13 +506,13 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     }
     const double H = t_next - t_;
     StroboscopicField& F = *field_;
-    F.evaluate(Y_, k1_);
+    F.evaluate(t_, Y_, k1_);
     Ytmp_ = Y_ + (0.5 * H) * k1_;
-    F.evaluate(Ytmp_, k2_);
+    F.evaluate(t_ + 0.5 * H, Ytmp_, k2_);
     Ytmp_ = Y_ + (0.5 * H) * k2_;
-    F.evaluate(Ytmp_, k3_);
+    F.evaluate(t_ + 0.5 * H, Ytmp_, k3_);
     Ytmp_ = Y_ + H * k3_;
-    F.evaluate(Ytmp_, k4_);
+    F.evaluate(t_next, Ytmp_, k4_);
     Y_ += (H / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     t_ = t_next;
     finish_step();
@@ -532,17 +536,17 @@ constexpr double e1 = 71.0 / 57600.0, e3 = -71.0 / 16695.0, e4 = 71.0 / 1920.0,
 double StroboscopicIntegrator::dopri5_attempt(double h) {
     StroboscopicField& F = *field_;
     Ytmp_ = Y_ + h * (a21 * k1_);
-    F.evaluate(Ytmp_, k2_);
+    F.evaluate(t_ + 0.2 * h, Ytmp_, k2_);
     Ytmp_ = Y_ + h * (a31 * k1_ + a32 * k2_);
-    F.evaluate(Ytmp_, k3_);
+    F.evaluate(t_ + 0.3 * h, Ytmp_, k3_);
     Ytmp_ = Y_ + h * (a41 * k1_ + a42 * k2_ + a43 * k3_);
-    F.evaluate(Ytmp_, k4_);
+    F.evaluate(t_ + 0.8 * h, Ytmp_, k4_);
     Ytmp_ = Y_ + h * (a51 * k1_ + a52 * k2_ + a53 * k3_ + a54 * k4_);
-    F.evaluate(Ytmp_, k5_);
+    F.evaluate(t_ + (8.0 / 9.0) * h, Ytmp_, k5_);
     Ytmp_ = Y_ + h * (a61 * k1_ + a62 * k2_ + a63 * k3_ + a64 * k4_ + a65 * k5_);
-    F.evaluate(Ytmp_, k6_);
+    F.evaluate(t_ + h, Ytmp_, k6_);
     Y1_ = Y_ + h * (a71 * k1_ + a73 * k3_ + a74 * k4_ + a75 * k5_ + a76 * k6_);
-    F.evaluate(Y1_, k7_);
+    F.evaluate(t_ + h, Y1_, k7_);
     Ytmp_ = h * (e1 * k1_ + e3 * k3_ + e4 * k4_ + e5 * k5_ + e6 * k6_ + e7 * k7_);
     double sum = 0.0;
     for (Eigen::Index i = 0; i < Y_.size(); ++i) {
@@ -559,7 +563,7 @@ double StroboscopicIntegrator::initial_step() {
         return std::min(options_.initial_step, options_.max_step);
     }
     StroboscopicField& F = *field_;
-    F.evaluate(Y_, k1_);
+    F.evaluate(t_, Y_, k1_);
     k1_valid_ = true;
     const auto norm = [&](const Vector& v) {
         double sum = 0.0;
@@ -573,7 +577,7 @@ double StroboscopicIntegrator::initial_step() {
     double h0 = (d0 < 1e-5 || d1 < 1e-5) ? 1e-6 : 0.01 * d0 / d1;
     h0 = std::min({h0, options_.max_step, t_end_ - t0_});
     Ytmp_ = Y_ + h0 * k1_;
-    F.evaluate(Ytmp_, k2_);
+    F.evaluate(t_ + h0, Ytmp_, k2_);
     const double d2 = norm(Vector(k2_ - k1_)) / h0;
     const double d12 = std::max(d1, d2);
     const double h1 = d12 <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / d12, 0.2);
@@ -594,7 +598,7 @@ void StroboscopicIntegrator::dopri5_advance(State& s) {
     const double interval = options_.macro_step;
     for (;;) {
         if (!k1_valid_) {
-            F.evaluate(Y_, k1_);
+            F.evaluate(t_, Y_, k1_);
             k1_valid_ = true;
         }
         // the next stop: an output time or t_end (steps are cut to land there exactly)

@@ -51,8 +51,11 @@
 // the vibration's inertial force (they are not averaged multipliers). Unconstrained models
 // keep an empty lambda.
 //
-// The model must have a vibration; with several vibrations their rates must agree or `period`
-// must be given.
+// The model must have a vibration (or an explicit period); with several vibrations, delta is
+// their common period (commensurate rates, common_period.hpp) or the given `period`.
+// Slow explicit time: the averaged field depends on t, F(Y, t), and is the difference
+// quotient of period maps started at slow time t with the stroboscopic phase theta(t0) (the
+// period map of y' = f(y, s, theta), s' = 1 from (Y, t)); the macro stages pass their times.
 #pragma once
 
 #include "runtime/integrate.hpp"
@@ -90,8 +93,7 @@ struct StroboscopicOptions {
     // rk4: floor((t_end - t0)/H) steps (the paper); false: the last step ends at t_end.
     bool whole_steps = true;
     std::size_t micro_steps_per_period = 10; // h = delta / N (the paper: 10 * 2^nu)
-    double period = 0.0;                     // delta; 0: 2 pi/omega of `vibration`
-    std::size_t vibration = 0;
+    double period = 0.0; // delta; 0: the vibrations' common period (common_period.hpp)
     // dopri5 macro-integrator
     double rtol = 1e-6;
     double atol = 1e-9;
@@ -147,7 +149,9 @@ public:
     StroboscopicField(StroboscopicField&&) noexcept;
     StroboscopicField& operator=(StroboscopicField&&) = delete;
 
-    void evaluate(const Vector& Y, Vector& F);
+    // F(Y, t): the micro-integrations start at slow time t (when the model depends on it) and
+    // at the stroboscopic phase theta(t_origin).
+    void evaluate(double t, const Vector& Y, Vector& F);
 
     Eigen::Index size() const; // 2n + k
     void pack(const State& s, Vector& Y) const;
@@ -157,9 +161,10 @@ public:
     // then v in the mass metric); returns max_i |change_i|. t and the macro step H name the
     // time and step in failures.
     double project(Vector& Y, double t, double H);
-    // The multipliers of consistent accelerations of the oscillatory model at Y and the
-    // stroboscopic phase (time t_origin): the constraint forces of the solution at t0 + k delta.
-    void multipliers(const Vector& Y, Vector& lambda);
+    // The multipliers of consistent accelerations of the oscillatory model at Y, slow time t
+    // and the stroboscopic phase theta(t_origin): the constraint forces of the solution at
+    // t = t0 + k delta.
+    void multipliers(double t, const Vector& Y, Vector& lambda);
     // max_i |g_i(q)| and max_i |(G(q) v)_i| at Y (0 and 0 for an unconstrained model)
     void residuals(const Vector& Y, double& position, double& velocity);
     StroboscopicMicro micro() const; // resolved

@@ -137,16 +137,16 @@ TEST_CASE("run_hmm: CsvWriter observer, counters, options", "[hmm]") {
     CHECK(s.t == Approx(1.0));
     CHECK(out.str().rfind("time,", 0) == 0);
 
-    // the full window when the force is not known to be even: twice the micro steps, same F
+    // the full window: twice the micro steps, same F
     State s2 = k.start();
-    o.force_even_in_phase = false;
+    o.allow_half_window = false;
     const HmmStats full = run_hmm(k.model, s2, o, [](const State&) {});
     CHECK(full.micro_steps_per_window == 20);
     CHECK(s2.q[0] == Approx(s.q[0]).epsilon(1e-6));
 
     // a given micro step count per period
     o.micro_steps_per_period = 64;
-    o.force_even_in_phase = true;
+    o.allow_half_window = true;
     State s3 = k.start();
     CHECK(run_hmm(k.model, s3, o, [](const State&) {}).micro_steps_per_window == 32);
 }

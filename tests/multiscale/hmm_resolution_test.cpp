@@ -25,6 +25,7 @@ HmmOptions options(std::size_t per_period) {
     o.t_end = 1.5;
     o.macro_step = 1.0 / 80;
     o.micro_steps_per_period = per_period;
+    o.force_even_in_phase = true; // the Kapitza force is: simple filtering applies
     return o;
 }
 

@@ -122,6 +122,9 @@ public:
     // Whether the force is even in vibration i's phase (proved symbolically; false = not
     // shown). HMM's asynchronous algorithm then integrates half a window.
     bool force_even_in_phase(std::size_t vibration) const;
+    // Whether the force is even in all phases mirrored at once (one vibration: the same as
+    // force_even_in_phase(0); none: true). What HMM's Algorithm 2 needs with several.
+    bool force_even_in_all_phases() const;
 
     // Kernel arguments bound to the current parameters.
     mdl_kernel_args args(double t, const double* q, const double* v, const double* x = nullptr,

@@ -1,0 +1,136 @@
+#include "runtime/multiscale/applicability.hpp"
+
+#include "runtime/multiscale/common_period.hpp"
+#include "runtime/numerical_failure.hpp"
+
+#include <cmath>
+#include <numbers>
+
+namespace mdl::runtime::multiscale {
+
+namespace {
+
+Applicability refused(std::string reason) {
+    return Applicability{false, std::move(reason)};
+}
+
+std::vector<double> rates_of(const Model& model) {
+    Vector omega = Vector::Zero(model.vibrations());
+    if (model.vibrations() > 0) {
+        model.phase_rates(omega);
+    }
+    return {omega.data(), omega.data() + omega.size()};
+}
+
+} // namespace
+
+void asynchronous_start_phase(const Model& model, Vector& theta) {
+    theta = Vector::Zero(model.vibrations());
+    if (model.vibrations() <= 1) {
+        return;
+    }
+    model.phases(0.0, theta);
+    for (Eigen::Index i = 0; i < theta.size(); ++i) {
+        theta[i] = std::remainder(theta[i], 2.0 * std::numbers::pi);
+    }
+    if (theta.cwiseAbs().maxCoeff() <= 1e-12) {
+        theta.setZero();
+    }
+}
+
+Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
+    if (model.states() > 0) {
+        return refused("HMM integrates second-order models only (the model has first-order "
+                       "states); use strobo, which averages the period map of the whole "
+                       "first-order system");
+    }
+    if (model.vibrations() == 0) {
+        return refused("HMM needs a fast vibration (the model declares none)");
+    }
+    const bool constrained = options.macro != HmmMacro::verlet;
+    if (constrained != model.constrained()) {
+        return refused(constrained ? "hmm-shake and hmm-rattle integrate constrained models (use "
+                                     "hmm)"
+                                   : "the model has constraints: use hmm-shake or hmm-rattle");
+    }
+    if (constrained && options.algorithm == HmmAlgorithm::synchronous) {
+        return refused("the synchronous algorithm needs the enslaved velocity of the "
+                       "unconstrained form; use --algorithm async for constrained models");
+    }
+    std::string why;
+    if (!find_common_period(rates_of(model), model.names().vibrations, options.period, why)) {
+        return refused(why + "; HMM averages over one common fast period");
+    }
+    if (constrained && model.velocity_dependent()) {
+        return refused("with constraints, HMM does not handle velocity-dependent forces (dampers, "
+                       "der() in a force): the averaged force then depends on the averaged "
+                       "velocity, which the SHAKE micro-integration from rest does not see; use "
+                       "strobo");
+    }
+    if (options.filter == FilterKind::simple) {
+        if (options.algorithm == HmmAlgorithm::synchronous) {
+            return refused("simple filtering (eq. 2.16) removes the fast oscillation only when "
+                           "the force is even in the phase at the window's centre; the "
+                           "synchronous algorithm centres its window at the macro time's phase. "
+                           "Use --filter exp, or --algorithm async");
+        }
+        Vector start;
+        asynchronous_start_phase(model, start);
+        if (!options.force_even_in_phase || !start.isZero(0.0)) {
+            return refused(
+                std::string("simple filtering (eq. 2.16) divides the fast oscillation by omega^2 "
+                            "only for forces even in the phase (eq. 2.17), and ") +
+                (options.force_even_in_phase
+                     ? "the vibrations' phase offsets put no even point on their orbit"
+                     : "the force is not shown to be even in the phase (theta -> -theta)") +
+                "; use --filter exp (the exponential kernel over 40 periods)");
+        }
+    }
+    return {};
+}
+
+Applicability strobo_applicability(const Model& model, const StroboscopicOptions& options) {
+    if (model.vibrations() == 0 && options.period == 0.0) {
+        return refused("the model has no vibration: stroboscopic averaging needs a fast periodic "
+                       "forcing (or an explicit period)");
+    }
+    std::string why;
+    if (model.vibrations() > 0 &&
+        !find_common_period(rates_of(model), model.names().vibrations, options.period, why)) {
+        return refused(why + "; stroboscopic averaging samples the motion once per common period");
+    }
+    if (model.vibrations() == 0 && !(options.period > 0.0)) {
+        return refused("the period must be positive, got " + format_number(options.period));
+    }
+    if (model.constrained() &&
+        (options.micro == StroboscopicMicro::rk4 || options.micro == StroboscopicMicro::verlet)) {
+        return refused("the micro-integrator " + std::string(to_string(options.micro)) +
+                       " does not keep the constraints; constrained models use herk3 (the "
+                       "default)");
+    }
+    return {};
+}
+
+Applicability stiff_hmm_applicability(const Model& model) {
+    if (model.constrained()) {
+        return refused("the model has constraints: relax them into stiff springs "
+                       "(--relax-constraints OMEGA) or use rattle/shake");
+    }
+    if (model.states() > 0) {
+        return refused("the model has first-order states; the stiff HMM integrates "
+                       "second-order models only");
+    }
+    if (model.vibrations() > 0) {
+        return refused("the model has a vibration, which the stiff HMM's kernel does not "
+                       "average (its window follows the stiff springs); use hmm or strobo");
+    }
+    if (model.velocity_dependent()) {
+        return refused("the stiff HMM averages conservative stiff oscillations (the "
+                       "Hamiltonian setting of its theory); the model has velocity-dependent "
+                       "forces (dampers, der() in a force): use strobo with --period, or an "
+                       "implicit method (galpha, cvode-bdf)");
+    }
+    return {};
+}
+
+} // namespace mdl::runtime::multiscale
