@@ -269,3 +269,41 @@ TEST_CASE("strobo on the constrained double pendulum agrees with HMM SHAKE-SHAKE
         CHECK(std::fabs(row[a.column("residual(rod2)")]) < 1e-12);
     }
 }
+
+TEST_CASE("multiscale methods refuse incommensurate vibrations and accept a common period") {
+    // the issue's example: a pendulum driven at omega and sqrt(2) omega; hmm returned q(1) = 3372
+    // with exit status 0
+    const std::string path = temp_csv("two_vibrations") + ".mdl";
+    {
+        std::ofstream file(path);
+        file
+            << "model TwoVibrations\n"
+               "  parameter Real l = 0.2, g = 9.8, vmax = 4, omega = 1e4, r = 1.4142135623730951;\n"
+               "  vibration a(theta = omega*time) = vmax*omega*cos(theta);\n"
+               "  vibration b(theta = r*omega*time) = vmax*omega*cos(theta);\n"
+               "  coordinate q(start = 0.5);\n"
+               "equation\n"
+               "  der(der(q)) = (g + a + b)/l*sin(q);\n"
+               "end TwoVibrations;\n";
+    }
+    for (const char* method : {"hmm", "strobo"}) {
+        Result r = mdl("run " + path + " -m " + method + " -o " + temp_csv("two_vibrations_out"));
+        INFO(method << ": " << r.output);
+        CHECK(r.status == 2);
+        CHECK(r.output.find("incommensurate rates") != std::string::npos);
+    }
+    Result check = mdl("check " + path);
+    CHECK(check.status == 0);
+    CHECK(check.output.find("hmm         refused: the vibrations 'a' (omega = 10000) and 'b'") !=
+          std::string::npos);
+    // commensurate (r = 2): the common period 2 pi/omega; a --period that is not one is refused
+    Result twice = mdl("run " + path + " -p r=2 -m hmm --stop 0.1 --step 0.0125 -o " +
+                       temp_csv("two_vibrations_out"));
+    INFO(twice.output);
+    CHECK(twice.status == 0);
+    Result wrong = mdl("run " + path + " -p r=2 -m strobo --period 0.001 -o " +
+                       temp_csv("two_vibrations_out"));
+    CHECK(wrong.status == 2);
+    CHECK(wrong.output.find("is not a whole number of periods of vibration 'a'") !=
+          std::string::npos);
+}
