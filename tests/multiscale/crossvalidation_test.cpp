@@ -27,6 +27,7 @@
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/multiscale/common_period.hpp"
 #include "runtime/multiscale/hmm.hpp"
+#include "runtime/multiscale/stiff_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -57,6 +58,8 @@ const std::vector<std::string> documented_reasons{
     "velocity-dependent forces",
     "simple filtering (eq. 2.16)",
     "the synchronous algorithm needs the enslaved velocity",
+    "the model has a vibration, which the stiff HMM's kernel does not average",
+    "the model has constraints: relax them",
 };
 
 bool documented(const std::string& message) {
@@ -215,6 +218,17 @@ TEST_CASE("multiscale methods agree with direct integration on random vibrated m
                 CHECK(out.refused);
             }
         }
+        // hmm-stiff averages stiff springs, not vibrations: it refuses every model here
+        StiffHmmOptions stiff;
+        stiff.omega = omega;
+        const Outcome stiff_out = attempt([&] {
+            State s = m.start();
+            run_stiff_hmm(m.model, s, stiff, [](const State&) {});
+            return 0.0;
+        });
+        CHECK(stiff_out.refused);
+        CHECK(documented(stiff_out.reason));
+
         StroboscopicOptions so;
         so.macro_step = H;
         so.t_end = static_cast<double>(macro_steps) * H;
