@@ -127,8 +127,8 @@ Applicability stiff_hmm_applicability(const Model& model) {
     if (model.velocity_dependent()) {
         return refused("the stiff HMM averages conservative stiff oscillations (the "
                        "Hamiltonian setting of its theory); the model has velocity-dependent "
-                       "forces (dampers, der() in a force): use strobo with --period, or an "
-                       "implicit method (galpha, cvode-bdf)");
+                       "forces (dampers, der() in a force): use an implicit method (galpha, "
+                       "cvode-bdf)");
     }
     return {};
 }
