@@ -119,29 +119,32 @@ Outcome attempt(Run&& run) {
     return o;
 }
 
-double hmm_error(const LoadedModel& m, const Reference& ref, HmmOptions o) {
+// The largest distance(output state, reference state) over the macro points of a run;
+// `run(state, observer)` runs the method from the model's start state.
+template <class Run, class Distance>
+double max_error(const LoadedModel& m, const Reference& ref, Run&& run, Distance&& distance) {
     State s = m.start();
     std::size_t n = 0;
     double worst = 0.0;
-    run_hmm(m.model, s, o, [&](const State& st) {
-        worst = std::max(worst, (st.q - ref.at_macro_points[n].q).cwiseAbs().maxCoeff());
-        ++n;
-    });
+    run(s,
+        [&](const State& st) { worst = std::max(worst, distance(st, ref.at_macro_points[n++])); });
     return worst;
 }
 
-double strobo_error(const LoadedModel& m, const Reference& ref, StroboscopicOptions o) {
-    State s = m.start();
-    std::size_t n = 0;
-    double worst = 0.0;
-    run_stroboscopic(m.model, s, o, [&](const State& st) {
-        const State& r = ref.at_macro_points[n];
-        worst =
-            std::max({worst, (st.q - r.q).cwiseAbs().maxCoeff(), (st.v - r.v).cwiseAbs().maxCoeff(),
-                      st.x.size() ? (st.x - r.x).cwiseAbs().maxCoeff() : 0.0});
-        ++n;
-    });
-    return worst;
+double hmm_error(const LoadedModel& m, const Reference& ref, const HmmOptions& o) {
+    return max_error(
+        m, ref, [&](State& s, auto&& observer) { run_hmm(m.model, s, o, observer); },
+        [](const State& st, const State& r) { return (st.q - r.q).cwiseAbs().maxCoeff(); });
+}
+
+// positions, velocities and states: the stroboscopic samples are the true solution
+double strobo_error(const LoadedModel& m, const Reference& ref, const StroboscopicOptions& o) {
+    return max_error(
+        m, ref, [&](State& s, auto&& observer) { run_stroboscopic(m.model, s, o, observer); },
+        [](const State& st, const State& r) {
+            return std::max({(st.q - r.q).cwiseAbs().maxCoeff(), (st.v - r.v).cwiseAbs().maxCoeff(),
+                             st.x.size() ? (st.x - r.x).cwiseAbs().maxCoeff() : 0.0});
+        });
 }
 
 std::size_t model_count() {
