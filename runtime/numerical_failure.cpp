@@ -19,6 +19,8 @@ std::string_view to_string(FailureKind kind) {
         return "too many steps";
     case FailureKind::unresolved_fast_scale:
         return "fast scale not resolved";
+    case FailureKind::unfiltered_fast_force:
+        return "fast force not filtered out";
     }
     return "numerical failure";
 }

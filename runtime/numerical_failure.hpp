@@ -16,6 +16,7 @@ enum class FailureKind {
     singular_constraint_jacobian, // G M^-1 G^T singular: dependent or degenerate constraints
     too_many_steps,               // the adaptive integrator's step budget is exhausted
     unresolved_fast_scale,        // a multiscale micro step too large for the fast frequency
+    unfiltered_fast_force,        // an HMM filter that leaves too much of the O(omega) force
 };
 
 std::string_view to_string(FailureKind kind);

@@ -2,6 +2,7 @@
 
 #include "check/evaluate.hpp"
 #include "check/fast_scales.hpp"
+#include "check/vibration_periodicity.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -1230,6 +1231,16 @@ private:
             return;
         }
         auto params = out_.default_parameters();
+        if (const Periodicity p = vibration_periodicity(*v.value, index, params); !p.periodic) {
+            d_.error(c.value->range,
+                     fmt::format("vibration '{}' is not 2*pi-periodic in its phase '{}': its "
+                                 "value is {:.6g} at {} = {:.6g} but {:.6g} at {} + 2*pi; the "
+                                 "multiscale methods average over one period (write the phase's "
+                                 "integer multiples, e.g. cos(2*{}), or a slower phase)",
+                                 c.name.text, v.phase_name, p.value, v.phase_name, p.phase,
+                                 p.shifted, v.phase_name, v.phase_name));
+            return;
+        }
         double at0 = evaluate(*v.phase, Values(params, 0.0));
         double at1 = evaluate(*v.phase, Values(params, 1.0));
         v.omega = at1 - at0;

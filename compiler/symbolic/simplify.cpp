@@ -235,7 +235,9 @@ std::optional<double> common_content(ExprPool& pool, ExprId sum) {
 // The sum divided by its content c: each coefficient +-c becomes +-1 (exact divisions).
 ExprId divide_content(ExprPool& pool, ExprId sum, double c) {
     std::vector<ExprId> terms;
-    for (ExprId t : pool.children(sum)) {
+    // a copy of the children: pool.mul below appends to the pool's child list, which would
+    // leave a view of it dangling
+    for (ExprId t : copy_children(pool, sum)) {
         const Term term = split_coefficient(pool, t);
         const double unit = term.coefficient / c; // +-1 exactly
         terms.push_back(unit == 1.0 ? term.rest : pool.mul(pool.constant(unit), term.rest));
