@@ -9,7 +9,7 @@
 // for mechanical systems with vibrations", SIAM J. Sci. Comput. 32 (2010), Sects. 2-4; M. P.
 // Calvo, Ph. Chartier, A. Murua and J. M. Sanz-Serna, "A stroboscopic numerical method for
 // highly oscillatory problems", in Numerical Analysis of Multiscale Computations, Springer
-// LNCSE 82 (2011); the averaging arguments of docs/methods.md for slow time and damping):
+// LNCSE 82 (2012); the averaging arguments of docs/methods.md for slow time and damping):
 //  - hmm, hmm-shake, hmm-rattle: M x'' = f(x, v, t, theta) + G^T lambda with one common fast
 //    period. Slow explicit time: the micro-integrations see t_n + tau. Velocity-dependent
 //    forces: the averaged force depends on the averaged velocity V, so the micro-integration
