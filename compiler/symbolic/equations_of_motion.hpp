@@ -17,8 +17,8 @@ namespace mdl::symbolic {
 // ExpressionTooLarge when the expressions exceed the node limit.
 //
 // relax_constraints = omega > 0 replaces every constraint g_j(q) = 0 by a stiff spring of
-// frequency omega (Sanz-Serna, Ariel & Tsai, papers/hmm-stiff-constrained.txt, Sect. 5 and
-// eq. 1): the potential
+// frequency omega (Sanz-Serna, Ariel & Tsai, "Multiscale methods for stiff and constrained
+// mechanical systems" (2009), Sect. 5 and eq. 1): the potential
 //     U_j = (omega^2/2) g_j(q)^2 / (grad g_j^T M^-1 grad g_j)
 // is added to U, and the system has no constraints. For unit masses and |grad g_j| = 1 this
 // is the paper's (omega^2/2) g_j^2; the normalization in the mass metric makes the small

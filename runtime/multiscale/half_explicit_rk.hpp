@@ -1,7 +1,8 @@
 // The half-explicit Runge-Kutta method of order 3 of Brasey & Hairer ("Half-explicit
 // Runge-Kutta methods for differential-algebraic systems of index 2", SIAM J. Numer. Anal. 30,
 // 1993), the micro-integrator of stroboscopic averaging for constrained models
-// (papers/stroboscopic-averaging.txt, Sect. IV(C); docs/stroboscopic.md).
+// (Calvo, Chartier, Murua & Sanz-Serna, Springer LNCSE 82 (2012), Sect. IV(C);
+// docs/stroboscopic.md).
 //
 // The model M q'' = f(t, q, v, x) + G(q)^T lambda, g(q) = 0 (kernel_abi.h) is integrated in
 // the index-2 formulation of Gear, Gupta & Leimkuhler (GGL): with y = (q, v, x) and the

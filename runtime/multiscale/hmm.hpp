@@ -1,5 +1,5 @@
 // Heterogeneous multiscale methods for mechanical systems with fast vibrations (Calvo &
-// Sanz-Serna, papers/hmm-mechanical-vibrations.txt; docs/hmm.md).
+// Sanz-Serna, SIAM J. Sci. Comput. 32 (2010); docs/hmm.md).
 //
 // The macro-integrator advances the slow (averaged) motion X'' = F(X) with step H; every
 // value F_n is estimated by a micro-integration of the model itself over a short window,

@@ -1,6 +1,6 @@
 // Reruns the experiments of Calvo & Sanz-Serna, "Heterogeneous multiscale methods for
-// mechanical systems with vibrations" (papers/hmm-mechanical-vibrations.txt) with the settings
-// of REPRODUCTION.md sections 1 and 4, and returns our numbers beside the paper's.
+// mechanical systems with vibrations" (Calvo & Sanz-Serna, SIAM J. Sci. Comput. 32 (2010)) with
+// the reproduction settings of docs/hmm.md, and returns our numbers beside the paper's.
 //
 // The models come compiled by the caller (this library does not link the compiler):
 // models/kapitza.mdl for Tables 2.1-2.3 and models/double_pendulum.mdl for Figure 4.1, with

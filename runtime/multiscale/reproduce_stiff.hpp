@@ -1,6 +1,6 @@
 // Reruns the experiments of Sanz-Serna, Ariel & Tsai, "Multiscale methods for stiff and
-// constrained mechanical systems" (papers/hmm-stiff-constrained.txt, section 4) with the
-// settings of REPRODUCTION.md section 2, and returns our numbers beside the paper's.
+// constrained mechanical systems" (2009, section 4) with the
+// the reproduction settings of docs/stiff_hmm.md, and returns our numbers beside the paper's.
 //
 // The models come compiled by the caller (this library does not link the compiler):
 // models/stiff_springs.mdl (case (i), Tables 1-2), models/stiff_springs_ii.mdl (case (ii)) and

@@ -69,7 +69,8 @@ struct PaperTable {
 
 constexpr double paper_eps[4] = {1.0 / 400, 1.0 / 800, 1.0 / 1600, 1.0 / 3200};
 
-// papers/stroboscopic-averaging.txt, Sect. IV(A): the three tables of the inverted pendulum.
+// Calvo, Chartier, Murua & Sanz-Serna, Springer LNCSE 82 (2012), Sect. IV(A): the three tables of
+// the inverted pendulum.
 const PaperTable paper_tables[] = {
     {"q4", 4, pi / 25, 1120, {1.10e-1, 1.09e-1, 1.08e-1, 1.08e-1}},
     {"q4", 4, pi / 50, 4800, {8.12e-3, 7.85e-3, 7.79e-3, 7.76e-3}},

@@ -1,7 +1,7 @@
 // Reruns the inverted-pendulum experiments of Calvo, Chartier, Murua & Sanz-Serna, "A
 // stroboscopic numerical method for highly oscillatory problems"
-// (papers/stroboscopic-averaging.txt, Sect. IV(A)) with the settings of REPRODUCTION.md
-// section 3, and returns our numbers beside the paper's.
+// (Calvo, Chartier, Murua & Sanz-Serna, Springer LNCSE 82 (2012), Sect. IV(A)) with the
+// reproduction settings of docs/stroboscopic.md, and returns our numbers beside the paper's.
 //
 // The model comes compiled by the caller (this library does not link the compiler):
 // models/kapitza_eps.mdl, q'' = (g + a)/l sin q, a = (vmax/eps) cos(t/eps + theta0), with its

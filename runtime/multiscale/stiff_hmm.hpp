@@ -1,6 +1,5 @@
 // Heterogeneous multiscale method for stiff mechanical systems (Sanz-Serna, Ariel & Tsai,
-// "Multiscale methods for stiff and constrained mechanical systems",
-// papers/hmm-stiff-constrained.txt; docs/stiff_hmm.md).
+// "Multiscale methods for stiff and constrained mechanical systems", 2009; docs/stiff_hmm.md).
 //
 // The model q'' = f(q) (accelerations M^-1 f) has fast springs of frequency omega whose
 // oscillations have small, O(1/omega), amplitude. Its slow motion solves the underlying system

@@ -1,5 +1,5 @@
 // Stroboscopic averaging (Calvo, Chartier, Murua & Sanz-Serna, "A stroboscopic numerical
-// method for highly oscillatory problems", papers/stroboscopic-averaging.txt;
+// method for highly oscillatory problems", Springer LNCSE 82 (2012);
 // docs/stroboscopic.md).
 //
 // The model y' = f(y, t/eps) (y = (q, v, x), the first-order form) is sampled with a

@@ -204,7 +204,7 @@ TEST_CASE("an HMM micro step that misses the fast scale is a located numerical f
 
 TEST_CASE("hmm-stiff through the CLI: Table 1's accuracy against a direct dopri5 run") {
     // models/stiff_springs.mdl at w2 = 500, RK4 macro steps H = 1/32 to T = 10 (the annotation's
-    // settings): the paper's error is 7.9e-3 (REPRODUCTION.md section 2)
+    // settings): the paper's error is 7.9e-3 (the reproduction settings of docs/stiff_hmm.md)
     std::string hmm_csv = temp_csv("stiff_hmm"), reference_csv = temp_csv("stiff_reference");
     Result hmm = mdl("run " + model("stiff_springs.mdl") + " -p w2=500 -o " + hmm_csv);
     INFO(hmm.output);

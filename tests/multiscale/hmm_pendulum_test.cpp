@@ -1,5 +1,5 @@
-// Figure 4.1 of hmm-mechanical-vibrations (REPRODUCTION.md section 4): the vibrated double
-// pendulum in descriptor form by SHAKE-SHAKE and RATTLE-SHAKE with simple filtering.
+// Figure 4.1 of hmm-mechanical-vibrations (the reproduction settings of docs/hmm.md): the vibrated
+// double pendulum in descriptor form by SHAKE-SHAKE and RATTLE-SHAKE with simple filtering.
 #include "shipped_model.hpp"
 
 #include "runtime/integrate.hpp"

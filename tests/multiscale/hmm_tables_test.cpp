@@ -1,5 +1,6 @@
-// Reproduction of Tables 2.1-2.3 of hmm-mechanical-vibrations (REPRODUCTION.md section 1):
-// every published number, to two significant digits (relative 5%), with the microstep counts.
+// Reproduction of Tables 2.1-2.3 of hmm-mechanical-vibrations (the reproduction settings of
+// docs/hmm.md): every published number, to two significant digits (relative 5%), with the microstep
+// counts.
 #include "shipped_model.hpp"
 
 #include "runtime/model.hpp"
@@ -68,9 +69,9 @@ namespace {
 const char* const methods_note = R"(# HMM for mechanical systems with fast vibrations
 
 Heterogeneous multiscale methods of Calvo & Sanz-Serna, *Heterogeneous multiscale methods for
-mechanical systems with vibrations* (`papers/hmm-mechanical-vibrations.txt`), in
+mechanical systems with vibrations* (Calvo & Sanz-Serna, SIAM J. Sci. Comput. 32 (2010)), in
 `runtime/multiscale/hmm.hpp` (driver), `filters.hpp` (kernels) and `reproduce_hmm.hpp` (the
-paper's experiments). The settings are those of `REPRODUCTION.md` sections 1 and 4.
+paper's experiments). The settings are the paper's, given with each table below.
 
 ## The methods
 
@@ -81,11 +82,15 @@ F_n = integral K_eta(t) f(t) dt, K_eta(t) = (2/eta) K(2t/eta), trapezoidal rule 
 grid.
 
 - **Asynchronous (Algorithm 2, `--algorithm async`, the default).** Every micro-integration
-  starts at x = X_n, v = 0, phase theta = 0, whatever t_n. When the compiler proves the force
-  even in the phase (`CompiledModel::force_even_in_phase`, passed as
-  `HmmOptions::force_even_in_phase`) the micro-solution is even in time, so only [0, eta/2] is
-  integrated and F_n = 2 integral_0^{eta/2} K_eta f dt; otherwise the full window, forwards
-  and backwards.
+  starts at x = X_n, v = 0, phase theta = 0, whatever t_n (the phase only: a force's explicit
+  slow time is t_n + tau). When the compiler proves the force even in the phases
+  (`CompiledModel::force_even_in_all_phases`, passed as `HmmOptions::force_even_in_phase`) and
+  nothing else breaks the time symmetry, the micro-solution is even in time, so only
+  [0, eta/2] is integrated and F_n = 2 integral_0^{eta/2} K_eta f dt; otherwise the full
+  window, forwards and backwards. Velocity-dependent forces (dampers) start from the averaged
+  velocity V_n plus its enslaved oscillation instead of rest; several commensurate
+  vibrations share their common period ([methods.md](methods.md) has what applies to which
+  model, and why).
 - **Synchronous (Algorithm 1, `--algorithm sync`).** The micro-integration starts at the
   macro time's phase omega t_n + theta0 from the enslaved velocity of eq. (2.10),
   v = P~_n + dv, P~_{n+1} = P_{n+1/2} + H/2 F_n, over the full window [t_n - eta/2, t_n + eta/2].
@@ -97,7 +102,10 @@ grid.
 - **Filters (`--filter exp|simple`, `--window P`).** Exponential kernel
   K(xi) = C exp(5/(xi^2 - 1)), C computed numerically (default window 40 periods); simple
   filtering (eq. 2.16): K = 1/2 over exactly one period, so half a period is integrated per
-  force when the force is even.
+  force when the force is even; it needs that evenness (eq. 2.17), so it is refused for the
+  synchronous algorithm and for forces not shown even. A kernel that would leave more than
+  3e-3 of the fast force unfiltered (a short exponential window at large omega) is a
+  numerical failure at the first estimate, not a wrong answer.
 - **Macro-integrators.** `hmm`: Verlet in the leap-frog form P_{1/2} = P_0 + H/2 F_0,
   P_{n+1/2} = P_{n-1/2} + H F_n, Q_{n+1} = Q_n + H P_{n+1/2}. `hmm-shake` (SHAKE-SHAKE,
   Sect. 4.2): SHAKE in position-velocity form with the averaged total force, the macro
@@ -129,8 +137,8 @@ grid.
 using namespace mdl::runtime::multiscale;
 HmmOptions o;                    // macro, algorithm, filter, window_periods, t_end, macro_step,
 o.macro = HmmMacro::verlet;      // macro_time_scale (T_macro), micro_steps_per_period,
-o.filter = FilterKind::simple;   // force_even_in_phase, vibration, final_velocity, solver
-o.force_even_in_phase = compiled.force_even_in_phase(0);
+o.filter = FilterKind::simple;   // force_even_in_phase, period, final_velocity, solver
+o.force_even_in_phase = compiled.force_even_in_all_phases();
 CsvWriter csv(out, model);
 HmmStats stats = run_hmm(model, state, o, csv);   // any observer taking const State&
 ```

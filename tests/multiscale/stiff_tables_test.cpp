@@ -1,5 +1,5 @@
-// Reproduction of hmm-stiff-constrained section 4 (REPRODUCTION.md section 2): Table 1's
-// RK4 column at H = 1/32 to two significant digits (5%), Table 2's claim (HMM macro steps
+// Reproduction of hmm-stiff-constrained section 4 (the reproduction settings of docs/stiff_hmm.md):
+// Table 1's RK4 column at H = 1/32 to two significant digits (5%), Table 2's claim (HMM macro steps
 // independent of w2, direct steps proportional to w2), cases (ii) and (iii).
 #include "shipped_model.hpp"
 
@@ -152,8 +152,8 @@ namespace {
 const char* const stiff_note = R"(# HMM for stiff springs (and relaxed constraints)
 
 Sanz-Serna, Ariel & Tsai, *Multiscale methods for stiff and constrained mechanical systems*
-(`papers/hmm-stiff-constrained.txt`), in `runtime/multiscale/stiff_hmm.hpp` (method) and
-`reproduce_stiff.hpp` (the paper's experiments); settings of `REPRODUCTION.md` section 2.
+(2009), in `runtime/multiscale/stiff_hmm.hpp` (method) and
+`reproduce_stiff.hpp` (the paper's experiments); the settings are the paper's, given with each table below.
 
 ## The method
 

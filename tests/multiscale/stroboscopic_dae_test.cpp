@@ -1,9 +1,10 @@
-// Stroboscopic averaging of constrained systems (papers/stroboscopic-averaging.txt, Sect.
-// IV(C); REPRODUCTION.md sections 3 and 4): the half-explicit Runge-Kutta method of order 3
-// (Brasey & Hairer 1993) on the GGL index-2 form as micro-integrator, tested on its own against
-// a pendulum in minimal coordinates, then on the vibrated double pendulum in descriptor form
-// (models/double_pendulum.mdl) against a direct integration of the oscillatory system and
-// against HMM SHAKE-SHAKE (Figure 4.1 of hmm-mechanical-vibrations).
+// Stroboscopic averaging of constrained systems (Calvo, Chartier, Murua & Sanz-Serna, Springer
+// LNCSE 82 (2012), Sect. IV(C); the reproduction settings of docs/stroboscopic.md and docs/hmm.md):
+// the half-explicit Runge-Kutta method of order 3 (Brasey & Hairer 1993) on the GGL index-2 form as
+// micro-integrator, tested on its own against a pendulum in minimal coordinates, then on the
+// vibrated double pendulum in descriptor form (models/double_pendulum.mdl) against a direct
+// integration of the oscillatory system and against HMM SHAKE-SHAKE (Figure 4.1 of
+// hmm-mechanical-vibrations).
 #include "shipped_model.hpp"
 
 #include "runtime/model.hpp"

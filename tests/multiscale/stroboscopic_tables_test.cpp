@@ -1,7 +1,7 @@
-// Reproduction of the inverted-pendulum tables of stroboscopic-averaging (REPRODUCTION.md
-// section 3): the fourth-order table (16 entries) with the microstep counts, the second-order
-// row at H = pi/25, and (beyond the paper's q) the p table at H = pi/50 and pi/100; two
-// significant digits (relative 5%).
+// Reproduction of the inverted-pendulum tables of stroboscopic-averaging (the reproduction settings
+// of docs/stroboscopic.md): the fourth-order table (16 entries) with the microstep counts, the
+// second-order row at H = pi/25, and (beyond the paper's q) the p table at H = pi/50 and pi/100;
+// two significant digits (relative 5%).
 #include "shipped_model.hpp"
 
 #include "runtime/model.hpp"

@@ -70,8 +70,8 @@ Model blow_up();
 Model square_root_of_cosine();
 // q'' = exp(q): Newmark's implicit equation has no solution for large steps.
 Model exponential_force();
-// The averaged inverted pendulum (hmm-mechanical-vibrations eq. 2.5-2.6, REPRODUCTION.md 1):
-// Q'' = (g/l - vmax^2/(2 l^2) cos Q) sin Q, l = 0.2, g = 9.8, vmax = 4.
+// The averaged inverted pendulum (hmm-mechanical-vibrations eq. 2.5-2.6, the reproduction settings
+// of docs/hmm.md): Q'' = (g/l - vmax^2/(2 l^2) cos Q) sin Q, l = 0.2, g = 9.8, vmax = 4.
 Model averaged_kapitza();
 
 // Integrates with a fixed step and no observer.

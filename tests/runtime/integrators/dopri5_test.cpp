@@ -144,7 +144,8 @@ TEST_CASE("DOPRI5 integrates first-order states to the tolerance") {
 }
 
 TEST_CASE("DOPRI5 at tight tolerance reproduces Q(1) of the averaged inverted pendulum") {
-    // REPRODUCTION.md section 1: Q(1) = 0.168561190029 to 12 digits, Q(0) = 0.5, P(0) = 0.
+    // the reproduction settings of docs/hmm.md: Q(1) = 0.168561190029 to 12 digits, Q(0) = 0.5,
+    // P(0) = 0.
     const Model model = averaged_kapitza();
     Dopri5 dopri5(model, Dopri5Options{1e-13, 1e-13});
     State s = model.zero_state();
