@@ -103,6 +103,8 @@ std::string stiff_figure_csv(const Model& model, const State& start,
 
 // Markdown tables (paper vs ours).
 std::string stiff_table_markdown(const std::vector<StiffTableRow>& rows);
-std::string stiff_cost_markdown(const std::vector<StiffCostRow>& rows);
+// wall_times: the last two columns, the runs' seconds (mdl reproduce); the docs leave them out
+// so that a regenerated table is the same text (performance.md has the timings).
+std::string stiff_cost_markdown(const std::vector<StiffCostRow>& rows, bool wall_times = true);
 
 } // namespace mdl::runtime::multiscale

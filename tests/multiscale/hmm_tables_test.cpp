@@ -1,6 +1,7 @@
 // Reproduction of Tables 2.1-2.3 of hmm-mechanical-vibrations (the reproduction settings of
 // docs/hmm.md): every published number, to two significant digits (relative 5%), with the microstep
 // counts.
+#include "docs_output.hpp"
 #include "shipped_model.hpp"
 
 #include "runtime/model.hpp"
@@ -214,7 +215,7 @@ TEST_CASE("generate docs/hmm.md", "[.docs]") {
                                                pendulum.compiled.force_even_in_phase(0)));
         }
     }
-    std::ofstream out(std::string(MDL_SOURCE_DIR) + "/docs/hmm.md");
+    std::ofstream out(test::docs_output_dir() + "hmm.md");
     out << methods_note << q1 << ").\n"
         << "Table 2.1: synchronous, exponential kernel, 40 periods. Table 2.2: asynchronous, "
            "exponential kernel, 40 periods (20 integrated). Table 2.3: asynchronous, simple "

@@ -2,6 +2,7 @@
 // of docs/stroboscopic.md): the fourth-order table (16 entries) with the microstep counts, the
 // second-order row at H = pi/25, and (beyond the paper's q) the p table at H = pi/50 and pi/100;
 // two significant digits (relative 5%).
+#include "docs_output.hpp"
 #include "shipped_model.hpp"
 
 #include "runtime/model.hpp"
@@ -10,7 +11,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <numbers>
 
 using namespace mdl;
@@ -105,14 +108,23 @@ TEST_CASE("the oscillatory reference is converged", "[strobo][reference]") {
     CHECK(dp < 1e-7);
 }
 
-// Regenerates the tables of docs/stroboscopic.md (hidden: run with "[.docs]").
-TEST_CASE("print every table of the paper for the docs", "[.docs]") {
+// Regenerates the tables of docs/stroboscopic.md, between its <!-- tables:begin --> and
+// <!-- tables:end --> markers (hidden: run with "[.docs]"; scripts/regenerate-docs).
+TEST_CASE("generate the tables of docs/stroboscopic.md", "[.docs]") {
     ShippedModel k("kapitza_eps.mdl");
     auto rows = reproduce_stroboscopic_tables(k.model, k.start(), {"q4", "p4", "q2"});
-    std::cout << stroboscopic_markdown(rows);
+    std::string tables = stroboscopic_markdown(rows);
     std::vector<StroboRow> tiny;
     for (const double H : {pi / 25, pi / 50, pi / 100, pi / 200}) {
         tiny.push_back(tiny_eps_row(k.model, k.start(), H, 1e-9));
     }
-    std::cout << stroboscopic_markdown(tiny);
+    tables += stroboscopic_markdown(tiny);
+    std::ifstream in(std::string(MDL_SOURCE_DIR) + "/docs/stroboscopic.md");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string begin = "<!-- tables:begin -->\n", end = "<!-- tables:end -->";
+    const auto b = text.find(begin), e = text.find(end);
+    REQUIRE(b != std::string::npos);
+    REQUIRE(e != std::string::npos);
+    std::ofstream(test::docs_output_dir() + "stroboscopic.md")
+        << text.substr(0, b + begin.size()) << tables << text.substr(e);
 }
