@@ -678,7 +678,11 @@ ExprId ExprPool::call(Func f, ExprId a) {
         }
         if (n.op == Op::pow) {
             if (const auto e = integer_exponent(*this, a); e && is_odd_integer(*e)) {
-                return pow(call(Func::abs, children(a)[0]), children(a)[1]); // |x^3| = |x|^3
+                // |x^3| = |x|^3. Both children are read before call() adds a node: a view of
+                // the pool's child list dangles once it grows (the order in which a call's
+                // arguments are evaluated is unspecified; this crashed on abs(q^3)).
+                const ExprId x = children(a)[0], power = children(a)[1];
+                return pow(call(Func::abs, x), power);
             }
         }
         break;

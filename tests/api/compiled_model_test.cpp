@@ -291,3 +291,44 @@ TEST_CASE("expression swell beyond the node limit is a compile error, not a hang
                                          "too large") != std::string::npos);
     }
 }
+
+TEST_CASE("potentials with abs of odd powers compile (they crashed the symbolic engine) and their "
+          "force is the analytic -dU/dq") {
+    // |x^3| was rewritten to |x|^3 reading the pool's child list after adding a node to it
+    struct Case {
+        const char* potential;
+        double (*force)(double q);
+    };
+    const Case cases[] = {
+        {"abs(q^3)",
+         [](double q) {
+             return -3 * q * q * (q > 0 ? 1.0 : -1.0);
+         }},
+        {"abs(q*q*q)^1.5",
+         [](double q) {
+             return -4.5 * q * q * std::pow(std::abs(q), 1.5) * (q > 0 ? 1.0 : -1.0);
+         }},
+        {"sqrt(abs(q^3))",
+         [](double q) {
+             return -1.5 * std::sqrt(std::abs(q)) * (q > 0 ? 1.0 : -1.0);
+         }},
+        {"abs(sin(q)^3)^0.5",
+         [](double q) {
+             return -1.5 * std::sqrt(std::abs(std::sin(q))) * std::cos(q) *
+                    (std::sin(q) > 0 ? 1.0 : -1.0);
+         }},
+    };
+    for (const Case& c : cases) {
+        INFO(c.potential);
+        mdl::CompiledModel model = mdl::compile(
+            std::string("model A\n  coordinate q(start = 0.5, m = 1);\n  potential U = ") +
+                c.potential + ";\nend A;\n",
+            "abs.mdl");
+        for (double q : {0.7, -0.4, 2.0}) {
+            double v = 0, f = 0;
+            auto a = model.args(0, &q, &v);
+            model.force()(a, &f);
+            CHECK(f == Approx(c.force(q)).epsilon(1e-12));
+        }
+    }
+}
