@@ -90,19 +90,9 @@ struct HmmForceEstimator::Impl {
         per_period *= static_cast<double>(period.fastest);
         slow_time = m.time_dependent();
         from_macro_velocity = m.velocity_dependent();
-        // Algorithm 2 starts at the joint phase 0 when that lies on the vibrations' orbit
-        // (one vibration, or all offsets c_i = 0): there an even force gives an even
-        // micro-solution. Otherwise at the model's phases at t = 0, a point of the orbit.
-        start_phase = Vector::Zero(m.vibrations());
-        if (m.vibrations() > 1) {
-            m.phases(0.0, start_phase);
-            for (Eigen::Index i = 0; i < start_phase.size(); ++i) {
-                start_phase[i] = std::remainder(start_phase[i], 2.0 * std::numbers::pi);
-            }
-            if (start_phase.cwiseAbs().maxCoeff() < 1e-12) {
-                start_phase.setZero();
-            }
-        }
+        // Algorithm 2 starts at the joint phase 0 when that lies on the vibrations' orbit: there
+        // an even force gives an even micro-solution (applicability.hpp)
+        asynchronous_start_phase(m, start_phase);
         even_at_start = o.force_even_in_phase && start_phase.isZero(0.0);
         half = o.algorithm == HmmAlgorithm::asynchronous && o.allow_half_window && even_at_start &&
                !slow_time && !from_macro_velocity;
