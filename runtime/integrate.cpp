@@ -1,5 +1,7 @@
 #include "runtime/integrate.hpp"
 
+#include <cmath>
+
 namespace mdl::runtime {
 
 void require_finite(const Model& model, const State& state, std::string_view method) {
@@ -32,6 +34,19 @@ void require_run_interval(double t0, double t_end, double h, std::string_view me
     if (!(h > 0.0) || !std::isfinite(h)) {
         throw std::invalid_argument(std::string(method) + ": the step size must be positive, got " +
                                     format_number(h));
+    }
+    // The step count must be a number the loop can count (a cast of 1e300 to size_t is
+    // undefined: --step 1e-300 ran 0 steps and exited 0), and each step must move t.
+    const double steps = std::abs(t_end - t0) / h;
+    constexpr double max_steps = 1e15;
+    if (!(steps <= max_steps) || t0 + h == t0 || t_end + h == t_end) {
+        throw std::invalid_argument(
+            std::string(method) + ": the step size " + format_number(h) + " would take " +
+            format_number(steps) + " steps from t = " + format_number(t0) + " to " +
+            format_number(t_end) + (steps <= max_steps ? ", each below the round-off of t" : "") +
+            " (at most " + format_number(max_steps) +
+            " steps of a size that moves t); use a "
+            "larger step");
     }
 }
 

@@ -307,3 +307,17 @@ TEST_CASE("multiscale methods refuse incommensurate vibrations and accept a comm
     CHECK(wrong.output.find("is not a whole number of periods of vibration 'a'") !=
           std::string::npos);
 }
+
+TEST_CASE("a step count the run cannot take is refused, not run as zero steps") {
+    // --step 1e-300 printed "0 steps, 1 rows" and exited 0: the count overflowed size_t
+    Result tiny = mdl("run " + model("kapitza.mdl") + " -m verlet --stop 1 --step 1e-300 -o " +
+                      temp_csv("tiny_step"));
+    CHECK(tiny.status == 2);
+    CHECK(tiny.output.find("verlet: the step size 1e-300 would take") != std::string::npos);
+    // a step below the round-off of t: t + h == t
+    Result flat =
+        mdl("run " + model("kapitza.mdl") + " -m rk4 --start 1e6 --stop 1000001 --step 1e-11 -o " +
+            temp_csv("tiny_step"));
+    CHECK(flat.status == 2);
+    CHECK(flat.output.find("each below the round-off of t") != std::string::npos);
+}
