@@ -35,6 +35,10 @@ enum class Function {
 };
 const char* to_string(Function f);
 
+// The relations of `if` conditions: compare yields 1 when it holds, else 0.
+enum class Comparison { lt, le, gt, ge, eq, ne };
+const char* to_string(Comparison c);
+
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
@@ -55,12 +59,15 @@ struct Expr {
         mul,
         div,
         pow,
-        call
+        call,
+        compare, // args[0] <comparison> args[1]: 1 when it holds, else 0
+        select   // if args[0] != 0 then args[1] else args[2]; `and`, `or`, `not` are selects too
     };
     Kind kind = Kind::number;
     double value = 0;        // number
     std::uint32_t index = 0; // parameter, position, velocity, state, phase, vibration
     Function function = Function::sin;
+    Comparison comparison = Comparison::lt; // compare
     std::vector<ExprPtr> args; // operands of operators and calls
     Range range;
 };

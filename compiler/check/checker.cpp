@@ -1165,6 +1165,8 @@ private:
         }
         case K::pow:
         case K::call:
+        case K::compare:
+        case K::select:
             for (const auto& a : e.args) {
                 if (deg(a) != 0) {
                     return -1;

@@ -41,6 +41,31 @@ double apply(Function f, double a, double b) {
     return std::nan("");
 }
 
+double compare(Comparison c, double a, double b) {
+    bool holds = false;
+    switch (c) {
+    case Comparison::lt:
+        holds = a < b;
+        break;
+    case Comparison::le:
+        holds = a <= b;
+        break;
+    case Comparison::gt:
+        holds = a > b;
+        break;
+    case Comparison::ge:
+        holds = a >= b;
+        break;
+    case Comparison::eq:
+        holds = a == b;
+        break;
+    case Comparison::ne:
+        holds = a != b;
+        break;
+    }
+    return holds ? 1.0 : 0.0;
+}
+
 namespace {
 double at(std::span<const double> values, std::uint32_t i, const char* what) {
     if (i >= values.size()) {
@@ -94,6 +119,11 @@ double evaluate(const Expr& e, const Values& v) {
     case K::call:
         return apply(e.function, evaluate(*e.args[0], v),
                      e.args.size() > 1 ? evaluate(*e.args[1], v) : 0.0);
+    case K::compare:
+        return compare(e.comparison, evaluate(*e.args[0], v), evaluate(*e.args[1], v));
+    case K::select:
+        return evaluate(*e.args[0], v) != 0.0 ? evaluate(*e.args[1], v)
+                                              : evaluate(*e.args[2], v);
     }
     return std::nan("");
 }

@@ -21,6 +21,10 @@ int precedence(const Expr& e) {
         return 3;
     case Expr::Kind::pow:
         return 4;
+    case Expr::Kind::select:
+        return -1; // if-expressions are parenthesized wherever they stand inside another
+    case Expr::Kind::compare:
+        return 0;
     default:
         return 5;
     }
@@ -66,6 +70,14 @@ std::string source_of(const Expr& e, const CheckedModel& m, int context) {
         s += ")";
         break;
     }
+    case K::compare:
+        s = source_of(*e.args[0], m, 1) + " " + to_string(e.comparison) + " " +
+            source_of(*e.args[1], m, 1);
+        break;
+    case K::select:
+        s = "if " + source_of(*e.args[0], m, 0) + " then " + source_of(*e.args[1], m, 0) +
+            " else " + source_of(*e.args[2], m, 0);
+        break;
     default: {
         static constexpr const char* ops[] = {" + ", " - ", "*", "/", "^"};
         int p = precedence(e);

@@ -83,6 +83,8 @@ struct Prover {
         case K::div:
         case K::pow:
         case K::call:
+        case K::compare:
+        case K::select:
             return std::all_of(e.args.begin(), e.args.end(),
                                [&](const ExprPtr& a) { return periodic(*a); });
         default:

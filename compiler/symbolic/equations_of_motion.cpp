@@ -142,6 +142,10 @@ private:
             }
             return e.args.size() == 2 ? pool_.call(*f, arg(0), arg(1)) : pool_.call(*f, arg(0));
         }
+        case K::compare:
+        case K::select:
+            // Conditionals reach the symbolic engine once it has compare and select nodes.
+            throw std::logic_error("equations_of_motion: conditionals are not supported yet");
         }
         throw std::logic_error("equations_of_motion: unknown expression kind");
     }
