@@ -68,7 +68,7 @@ struct Expr {
     std::uint32_t index = 0; // parameter, position, velocity, state, phase, vibration
     Function function = Function::sin;
     Comparison comparison = Comparison::lt; // compare
-    std::vector<ExprPtr> args; // operands of operators and calls
+    std::vector<ExprPtr> args;              // operands of operators and calls
     Range range;
 };
 
@@ -156,6 +156,9 @@ struct Force {
 struct Gravity {
     std::string name;
     std::array<ExprPtr, 3> acceleration; // x, y, z components of the field
+    // The bodies it acts on: those whose names begin with `scope` ("" every body; "left." the
+    // bodies of the instance left, where the field was declared).
+    std::string scope;
     Range range;
 };
 

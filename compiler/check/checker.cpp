@@ -1246,6 +1246,7 @@ private:
         Gravity& g = out_.gravity[index];
         g.name = c.name.text;
         g.range = c.name.range;
+        g.scope = c.scope;
         Context ctx("a gravity field");
         ctx.time = ctx.vibrations = true;
         for (int axis = 0; axis < 3; ++axis) {

@@ -122,8 +122,7 @@ double evaluate(const Expr& e, const Values& v) {
     case K::compare:
         return compare(e.comparison, evaluate(*e.args[0], v), evaluate(*e.args[1], v));
     case K::select:
-        return evaluate(*e.args[0], v) != 0.0 ? evaluate(*e.args[1], v)
-                                              : evaluate(*e.args[2], v);
+        return evaluate(*e.args[0], v) != 0.0 ? evaluate(*e.args[1], v) : evaluate(*e.args[2], v);
     }
     return std::nan("");
 }

@@ -218,9 +218,7 @@ public:
         out_.model.end_name = main.model->end_name;
         out_.model.range = main.model->range;
         collect(top);
-        if (d_.error_count() == errors_before) {
-            emit(top, *top.model, {}, true);
-        }
+        emit(top, *top.model, {}, true); // also after errors: to report those it finds
         report_structural(top);
         for (const auto& [name, value] : options_.overrides) {
             if (applied_.count(name)) {
@@ -632,11 +630,10 @@ private:
             if (t == c.type.text) {
                 std::string chain;
                 for (const auto& x : outer.types) {
-                    chain += x + " -> ";
+                    chain += x + " contains ";
                 }
-                d_.error(
-                    outer.map(c.type.range),
-                    fmt::format("recursive component: {}{} contains itself", chain, c.type.text));
+                d_.error(outer.map(c.type.range),
+                         fmt::format("recursive component: {}{}", chain, c.type.text));
                 return;
             }
         }
@@ -1212,7 +1209,11 @@ private:
                                  p.name.text));
             return;
         }
-        const Decl& d = s.decls.at(p.name.text);
+        auto found = s.decls.find(p.name.text);
+        if (found == s.decls.end()) {
+            return; // its declaration failed and was reported
+        }
+        const Decl& d = found->second;
         if (!d.array) {
             if (!budget(s.map(p.range))) {
                 return;
@@ -1329,7 +1330,11 @@ private:
     }
 
     void emit_component(Scope& s, const ast::Component& c, const Env& env, bool in_loop) {
-        const Decl& d = s.decls.at(c.name.text);
+        auto found = s.decls.find(c.name.text);
+        if (found == s.decls.end()) {
+            return; // its declaration failed and was reported
+        }
+        const Decl& d = found->second;
         std::vector<long long> indices;
         if (c.subscripts.empty()) {
             indices.push_back(0);
@@ -1385,6 +1390,7 @@ private:
             }
             out.description = c.description;
             out.range = s.map(c.range);
+            out.scope = s.prefix;
             out_.model.components.push_back(std::move(out));
             add(ast::StatementKind::component, out_.model.components.size() - 1);
         }

@@ -69,12 +69,12 @@ const ModelLibrary::LoadedFile* ModelLibrary::load(const std::string& path) {
     }
     LoadedFile f;
     try {
-        f.source = std::make_unique<source::SourceFile>(source::SourceFile::read(path));
+        f.source = std::make_shared<const source::SourceFile>(source::SourceFile::read(path));
     } catch (const std::exception&) {
         return nullptr;
     }
     f.path = path;
-    f.file_id = diagnostics_.add_file(*f.source);
+    f.file_id = diagnostics_.add_file(f.source);
     f.parsed = parse::parse_file(*f.source, diagnostics_, f.file_id);
     files_.push_back(std::move(f));
     by_path_[key] = files_.size() - 1;
@@ -95,6 +95,7 @@ ModelLibrary::find(const std::string& name, const std::string& from_path, source
     std::error_code ec;
     fs::path dir = fs::path(from_path).parent_path();
     candidates.push_back((dir / (name + ".mdl")).string());
+    candidates.push_back((dir / "lib" / (name + ".mdl")).string());
     for (const auto& lib : library_paths_) {
         candidates.push_back((fs::path(lib) / (name + ".mdl")).string());
     }
@@ -111,13 +112,25 @@ ModelLibrary::find(const std::string& name, const std::string& from_path, source
             return d;
         }
     }
-    std::string looked;
-    for (const auto& c : candidates) {
-        looked += (looked.empty() ? "" : ", ") + c;
+    std::string looked =
+        fmt::format("this file, for {}.mdl in its folder and its lib/ subfolder", name);
+    if (!library_paths_.empty()) {
+        looked += " and in the library folders";
+        for (const auto& lib : library_paths_) {
+            looked += " " + lib;
+        }
     }
-    diagnostics_.error(where, fmt::format("unknown model '{}' (looked in this file and for {}; "
-                                          "add folders with --library DIR or MDL_PATH)",
-                                          name, looked));
+    std::vector<std::string> known = known_names();
+    for (const char* k : {"parameter", "coordinate", "body", "anchor", "spring", "damper",
+                          "potential", "force", "gravity", "vibration", "constraint"}) {
+        known.emplace_back(k);
+    }
+    std::string best = source::closest_name(name, known);
+    diagnostics_.error(
+        where,
+        fmt::format("unknown model '{}'{} (looked in {}; add folders with "
+                    "--library DIR or MDL_PATH)",
+                    name, best.empty() ? "" : fmt::format("; did you mean '{}'?", best), looked));
     return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
-// Where a component's model comes from: the models of the file being compiled, then
-// Name.mdl in the folder of the file that uses it, then each library folder (--library DIR,
+// Where a component's model comes from: the models of the file that uses it, then Name.mdl in
+// that file's folder, then in its lib/ subfolder, then in each library folder (--library DIR,
 // then the folders of MDL_PATH, colon-separated). Files are read and parsed once, on demand;
 // their models keep their ranges in files the Diagnostics knows.
 #pragma once
@@ -46,7 +46,7 @@ public:
 
 private:
     struct LoadedFile {
-        std::unique_ptr<source::SourceFile> source;
+        std::shared_ptr<const source::SourceFile> source; // shared with the diagnostics
         std::optional<ast::File> parsed;
         std::uint32_t file_id = 0;
         std::string path;

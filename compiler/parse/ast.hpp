@@ -136,6 +136,7 @@ struct Component {
     std::vector<Modifier> fast_modifiers;
     std::optional<std::string> description;
     Range range;
+    std::string scope; // set by flattening: the instance ("left.") a declaration belongs to
 };
 
 struct Parameter {

@@ -177,8 +177,8 @@ struct component
 // An instance of another model: Type name [(modifiers)] ["description"], ...;
 struct instance_type : ident {};
 struct instance_item : seq<decl_name, ws, opt<component_args>, ws, opt<description>> {};
-struct instance : seq<instance_type, ws, at<ident>, instance_item,
-                      star<ws, one<','>, ws, must<instance_item>>, must<semicolon>> {};
+struct instance : seq<instance_type, ws, instance_item, star<ws, one<','>, ws, must<instance_item>>,
+                      must<semicolon>> {};
 
 struct type_name : identifier {}; // checked later: Real or Integer
 struct parameter_value : if_must<one<'='>, ws, operand> {};

@@ -16,6 +16,14 @@ void Diagnostics::add(Severity s, Range where, std::string message) {
         dropped_ = true;
         return;
     }
+    // The same message at the same place once: an unrolled loop or an array repeats a
+    // declaration's text, and so its errors.
+    for (const auto& d : list_) {
+        if (d.severity == s && d.range == where && d.message == message) {
+            dropped_ = true;
+            return;
+        }
+    }
     dropped_ = false;
     (s == Severity::error ? errors_ : warnings_) += 1;
     list_.push_back({s, where, std::move(message)});
@@ -60,6 +68,11 @@ std::uint32_t Diagnostics::add_file(const SourceFile& file, std::optional<Range>
                                     std::string context) {
     files_.push_back({&file, instantiated_at, std::move(context)});
     return static_cast<std::uint32_t>(files_.size() - 1);
+}
+
+std::uint32_t Diagnostics::add_file(std::shared_ptr<const SourceFile> file) {
+    owned_.push_back(file);
+    return add_file(*file);
 }
 
 std::string Diagnostics::render(const Diagnostic& d, bool color) const {

@@ -7,6 +7,7 @@
 #include "source/source_file.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,8 @@ public:
     // The file must outlive the diagnostics.
     std::uint32_t add_file(const SourceFile& file, std::optional<Range> instantiated_at = {},
                            std::string context = {});
+    // The same, keeping the file alive as long as the diagnostics.
+    std::uint32_t add_file(std::shared_ptr<const SourceFile> file);
 
     void error(Range where, std::string message);
     void warning(Range where, std::string message);
@@ -63,6 +66,7 @@ private:
         std::string context;
     };
     std::vector<FileEntry> files_;
+    std::vector<std::shared_ptr<const SourceFile>> owned_;
     std::size_t error_limit_;
     std::vector<Diagnostic> list_;
     std::size_t errors_ = 0;

@@ -215,6 +215,9 @@ private:
         }
         for (const auto& g : m_.gravity) {
             for (const auto& body : m_.bodies) {
+                if (body.name.compare(0, g.scope.size(), g.scope) != 0) {
+                    continue; // a field declared in an instance acts on its bodies only
+                }
                 ExprId mass = translate(*body.mass);
                 for (std::size_t axis = 0; axis < 3; ++axis) {
                     if (body.position[axis] < 0) {

@@ -1,6 +1,7 @@
 #include "mdl/compiled_model.hpp"
 
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
 #include "symbolic/evaluate.hpp"
@@ -23,9 +24,7 @@ std::string model_path(const std::string& name) {
 mdl::symbolic::System reference_system(const std::string& path) {
     auto file = mdl::source::SourceFile::read(path);
     mdl::source::Diagnostics diagnostics(file);
-    auto ast = mdl::parse::parse_model(file, diagnostics);
-    REQUIRE(ast);
-    auto checked = mdl::check::check_model(*ast, diagnostics);
+    auto checked = mdl::check::check_file(file, diagnostics);
     REQUIRE(checked);
     return mdl::symbolic::equations_of_motion(*checked);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "parse/parser.hpp"
 
 #include <cstddef>
@@ -28,10 +29,9 @@ inline void parse_only(const std::uint8_t* data, std::size_t size) {
 inline void parse_and_check(const std::uint8_t* data, std::size_t size) {
     source::SourceFile file("fuzz.mdl", std::string(reinterpret_cast<const char*>(data), size));
     source::Diagnostics diagnostics(file);
-    if (auto ast = parse_bytes(file, diagnostics)) {
-        (void)check::check_model(*ast, diagnostics);
-        (void)diagnostics.render();
-    }
+    // The whole front end: parse, flatten (arrays, loops, components), check.
+    (void)check::check_file(file, diagnostics);
+    (void)diagnostics.render();
 }
 
 } // namespace mdl::fuzz
