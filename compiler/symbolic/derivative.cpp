@@ -66,11 +66,15 @@ std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots,
             d[id.index] = pool.variable_of(id) == wrt ? pool.one() : zero;
             continue;
         }
+        if (n.op == Op::compare) {
+            continue; // piecewise constant: 0 (away from where it switches)
+        }
         const auto c = pool.children(id);
         kids.assign(c.begin(), c.end());
         bool any = false;
-        for (ExprId k : kids) {
-            any = any || d[k.index] != zero;
+        // A select's condition only picks a branch: the derivative is the picked branch's.
+        for (std::size_t i = n.op == Op::select ? 1 : 0; i < kids.size(); ++i) {
+            any = any || d[kids[i].index] != zero;
         }
         if (!any) {
             continue; // independent of wrt
@@ -134,8 +138,14 @@ std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots,
             }
             break;
         }
+        case Op::select:
+            // d/dx (if c then a else b) = if c then da/dx else db/dx, on either side of the
+            // switching surface (where the select itself jumps, it has no derivative).
+            d[id.index] = pool.select(kids[0], d[kids[1].index], d[kids[2].index]);
+            break;
         case Op::constant:
         case Op::variable:
+        case Op::compare:
             break;
         }
     }
