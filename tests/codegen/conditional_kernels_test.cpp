@@ -360,6 +360,26 @@ TEST_CASE("relations are fcmp and uitofp, selects fcmp une and select", "[codege
     CHECK(force.find("uitofp i1") != std::string::npos);
     CHECK(force.find("select i1") != std::string::npos);
     CHECK(force.find("br ") == std::string::npos); // branch-free
+
+    // Optimized, a select on a relation tests the relation itself: no conversion to 0/1 and
+    // back.
+    symbolic::System t({2, 0, 0, 0, 0});
+    t.outputs(Kernel::mass) = {t.pool().one(), t.pool().one()};
+    t.outputs(Kernel::force) = {if_then_else(logical_and(lt(t.position(1), t.position(0)),
+                                                         gt(t.position(0), zero(t.position(0)))),
+                                             sin(t.position(0)), cos(t.position(1))),
+                                t.pool().zero()};
+    symbolic::derive_kernels(t);
+    CodegenOptions optimized;
+    optimized.keep_ir = true;
+    const std::string opt_ir = CompiledKernels::compile(t, optimized).ir();
+    const std::size_t opt_start = opt_ir.find("define void @mdl_force(");
+    REQUIRE(opt_start != std::string::npos);
+    const std::string opt_force =
+        opt_ir.substr(opt_start, opt_ir.find("\n}\n", opt_start) - opt_start);
+    INFO(opt_force);
+    CHECK(opt_force.find("uitofp") == std::string::npos);
+    CHECK(opt_force.find("fcmp olt double") != std::string::npos);
 }
 
 TEST_CASE("random conditional expressions: JIT == evaluator == check::evaluate",

@@ -249,6 +249,12 @@ TEST_CASE("the derivative of a select is the derivative of the branch taken", "[
           if_then_else(x, v.c(1.0), v.c(2.0)));
     CHECK(differentiate(v.pool, if_then_else(lt(x, y), x * x, 3.0 * x), {VarKind::position, 0}) ==
           if_then_else(lt(x, y), 2.0 * x, v.c(3.0)));
+    // A condition is not differentiated at all: the only node built is the result.
+    const Expr switched = if_then_else(lt(sin(x) * x, sqrt(y) + x), y, 2.0 * y);
+    const std::size_t before = v.pool.size();
+    CHECK(differentiate(v.pool, switched, {VarKind::position, 1}) ==
+          if_then_else(lt(sin(x) * x, sqrt(y) + x), v.c(1.0), v.c(2.0)));
+    CHECK(v.pool.size() == before + 1);
     // Both branches constant in x: the derivative is 0, not a select of zeros.
     CHECK(differentiate(v.pool, if_then_else(lt(x, y), y, p), {VarKind::position, 0}) ==
           v.pool.zero());
