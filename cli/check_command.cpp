@@ -1,9 +1,11 @@
 // mdl check FILE.mdl: parse and check a model, print its summary or its diagnostics.
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "check/summary.hpp"
 #include "commands.hpp"
 #include "method_applicability.hpp"
 #include "parse/parser.hpp"
+#include "simulation.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -36,6 +38,8 @@ std::string multiscale_section(const check::CheckedModel& model, const source::S
 struct CheckOptions {
     std::vector<std::string> files;
     bool quiet = false;
+    std::vector<std::string> parameters; // name=value, Integer parameters
+    std::vector<std::string> library_paths;
 };
 } // namespace
 
@@ -46,6 +50,10 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                                                 "fast scale) or their errors");
     cmd->add_option("files", options->files, "Model files (.mdl)")->required();
     cmd->add_flag("-q,--quiet", options->quiet, "Print only diagnostics");
+    cmd->add_option("-p,--parameter", options->parameters,
+                    "Set an Integer parameter (array size, loop bound): -p n=200");
+    cmd->add_option("--library", options->library_paths,
+                    "A folder of component models, searched after the model's own folder");
     return [options, &global]() {
         int status = 0;
         for (const std::string& path : options->files) {
@@ -58,10 +66,18 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                 continue;
             }
             source::Diagnostics diagnostics(*file);
-            std::optional<check::CheckedModel> model;
-            if (auto ast = parse::parse_model(*file, diagnostics)) {
-                model = check::check_model(*ast, diagnostics);
+            check::FrontEndOptions front_end;
+            front_end.library_paths = options->library_paths;
+            try {
+                for (const auto& p : options->parameters) {
+                    front_end.overrides.push_back(parse_assignment(p));
+                }
+            } catch (const std::exception& e) {
+                std::cerr << fmt::format("mdl check: error: {}\n", e.what());
+                return 2;
             }
+            std::optional<check::CheckedModel> model =
+                check::check_file(*file, diagnostics, front_end);
             std::cerr << diagnostics.render(global.color_enabled());
             if (!model) {
                 status = 1;

@@ -30,7 +30,11 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-    CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
+    SimulationSettings settings = o.simulation;
+    for (const std::string& p : o.parameters) {
+        settings.structural_parameters.push_back(parse_assignment(p)); // Integer ones recompile
+    }
+    CompiledModel compiled = compile_file(o.file, compile_options(settings));
     for (const std::string& p : o.parameters) {
         auto [name, value] = parse_assignment(p);
         try {

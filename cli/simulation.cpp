@@ -356,6 +356,8 @@ CompileOptions compile_options(const SimulationSettings& settings) {
         }
         options.relax_constraints = *settings.relax_constraints;
     }
+    options.library_paths = settings.library_paths;
+    options.structural_parameters = settings.structural_parameters;
     return options;
 }
 
@@ -408,6 +410,9 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
                    "\n  strobo     stroboscopic averaging: the averaged field from differences "
                    "of the period map";
     cmd->add_option("-m,--method", o.method, method_help);
+    cmd->add_option("--library", o.library_paths,
+                    "A folder of component models (Pendulum -> DIR/Pendulum.mdl), searched after "
+                    "the model's own folder and before MDL_PATH; repeatable");
     cmd->add_option("--start", o.start, "Start time (default: the model's StartTime, or 0)");
     cmd->add_option("--stop", o.stop, "Stop time (default: the model's StopTime, or 1)");
     cmd->add_option("--step", o.step,

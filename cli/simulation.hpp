@@ -13,6 +13,8 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace mdl::cli {
 
@@ -33,6 +35,9 @@ struct SimulationSettings {
     // stiff HMM
     std::optional<double> omega, reproject_every;
     std::optional<double> relax_constraints; // a compile option: see compile_options()
+    std::vector<std::string> library_paths;  // --library DIR: folders of component models
+    // -p name=value pairs: Integer parameters among them are compile options
+    std::vector<std::pair<std::string, double>> structural_parameters;
 };
 
 // The compile options the settings ask for (--relax-constraints turns each constraint into a

@@ -87,6 +87,15 @@ int sweep(const SweepOptions& o) {
     auto began = std::chrono::steady_clock::now();
     CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
     for (const auto& axis : grid.axes()) {
+        for (const auto& [name, value] : compiled.structural_parameters()) {
+            if (name == axis.name) {
+                throw std::invalid_argument(
+                    fmt::format("-p {}: '{}' is an Integer parameter (= {}), fixed when the "
+                                "model is compiled; a sweep varies Real parameters (run one "
+                                "sweep per value of '{}')",
+                                axis.name, name, value, name));
+            }
+        }
         try {
             (void)compiled.parameter(axis.name);
         } catch (const std::invalid_argument& e) {

@@ -25,7 +25,7 @@ foreach(source ${mdl_api_sources})
   cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${mdl_api_dir})
   list(APPEND mdl_shared_sources ${source})
 endforeach()
-set_target_properties(mdl_source mdl_parse mdl_check mdl_symbolic mdl_codegen
+set_target_properties(mdl_source mdl_parse mdl_flatten mdl_check mdl_symbolic mdl_codegen
                       PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 add_library(mdl_shared SHARED ${mdl_shared_sources})

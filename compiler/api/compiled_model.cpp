@@ -3,6 +3,7 @@
 #include "check/checker.hpp"
 #include "check/evaluate.hpp"
 #include "check/fast_scales.hpp"
+#include "check/front_end.hpp"
 #include "codegen/compiled_kernels.hpp"
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
@@ -41,6 +42,7 @@ struct CompiledModel::State {
     std::vector<bool> fixed; // set by the host: not recomputed from their expressions
     std::vector<std::string> position_names, velocity_names, state_names, constraint_names,
         vibration_names, parameter_names;
+    std::vector<std::pair<std::string, long long>> structural; // Integer parameters as compiled
     Timings timings;
 
     check::Values values() const { return check::Values(parameters); }
@@ -56,8 +58,9 @@ double ms_since(Clock::time_point start) {
 
 [[noreturn]] void fail(const source::Diagnostics& diagnostics) {
     std::vector<std::string> messages;
-    const auto& file = diagnostics.file();
     for (const auto& d : diagnostics.all()) {
+        const auto& file =
+            diagnostics.file(d.range.file < diagnostics.file_count() ? d.range.file : 0);
         auto lc = file.line_column(d.range.begin);
         const char* severity = d.severity == source::Severity::error     ? "error"
                                : d.severity == source::Severity::warning ? "warning"
@@ -91,11 +94,10 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
     auto start = Clock::now();
     source::SourceFile file{std::string(name), std::string(source_text)};
     source::Diagnostics diagnostics(file);
-    auto ast = parse::parse_model(file, diagnostics);
-    std::optional<check::CheckedModel> checked;
-    if (ast) {
-        checked = check::check_model(*ast, diagnostics);
-    }
+    check::FrontEndOptions front_end;
+    front_end.overrides = options.structural_parameters;
+    front_end.library_paths = options.library_paths;
+    std::optional<check::CheckedModel> checked = check::check_file(file, diagnostics, front_end);
     if (!checked) {
         fail(diagnostics);
     }
@@ -166,6 +168,9 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
     for (const auto& p : m.parameters) {
         state->parameter_names.push_back(p.name);
     }
+    for (const auto& p : m.structural) {
+        state->structural.emplace_back(p.name, p.value);
+    }
     return CompiledModel(std::move(state));
 }
 
@@ -217,6 +222,10 @@ std::span<const double> CompiledModel::parameters() const {
     return state_->parameters;
 }
 
+const std::vector<std::pair<std::string, long long>>& CompiledModel::structural_parameters() const {
+    return state_->structural;
+}
+
 namespace {
 std::size_t parameter_index(const CompiledModel::State& s, std::string_view name) {
     for (std::size_t i = 0; i < s.parameter_names.size(); ++i) {
@@ -243,6 +252,18 @@ with_overrides(const CompiledModel::State& s, std::span<const ParameterValue> ov
     std::vector<double> values = s.parameters;
     std::vector<bool> fixed = s.fixed;
     for (const auto& [name, value] : overrides) {
+        // An Integer parameter keeps the value it was compiled with.
+        auto structural = std::find_if(s.structural.begin(), s.structural.end(),
+                                       [&](const auto& p) { return p.first == name; });
+        if (structural != s.structural.end()) {
+            if (value != static_cast<double>(structural->second)) {
+                throw std::invalid_argument(fmt::format(
+                    "'{}' is an Integer parameter, fixed when the model is compiled (= {}): "
+                    "recompile with the new value (mdl run -p {}={} recompiles)",
+                    name, structural->second, name, value));
+            }
+            continue;
+        }
         std::size_t i = parameter_index(s, name);
         if (!std::isfinite(value)) {
             throw std::invalid_argument(

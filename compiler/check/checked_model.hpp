@@ -194,6 +194,14 @@ struct ExperimentSetting {
     Range range;
 };
 
+// An Integer parameter: fixed when the model is compiled (arrays sizes, loop bounds), so a new
+// value means a new compilation (`-p n=200` recompiles; Real parameters do not).
+struct StructuralParameter {
+    std::string name;
+    long long value = 0;
+    bool overridden = false; // set by a -p override rather than the model
+};
+
 struct CheckedModel {
     std::string name;
     std::string description;
@@ -215,6 +223,7 @@ struct CheckedModel {
     std::vector<Equation> equations;
     std::map<std::string, ExperimentSetting> experiment;
     std::vector<FastScale> fast_scales;
+    std::vector<StructuralParameter> structural;
 
     std::vector<double> default_parameters() const;
 };

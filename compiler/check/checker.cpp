@@ -53,7 +53,14 @@ const std::vector<std::string> text_settings = {"method", "algorithm", "filter",
 struct Context {
     explicit Context(const char* where) : place(where) {}
 
-    const char* place; // "a parameter's value", "a potential", ...
+    const char* place;               // "a parameter's value", "a potential", ...
+    std::string place_name() const { // "a potential" -> "A potential" at a sentence's start
+        std::string p = place;
+        if (!p.empty()) {
+            p[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(p[0])));
+        }
+        return p;
+    }
     bool positions = false;
     bool velocities = false;
     bool states = false;
@@ -276,6 +283,12 @@ private:
                 out_.vibrations.back().name = c.name.text;
                 kind = NameKind::vibration;
                 break;
+            case ComponentKind::instance:
+                // Instances, arrays and loops are unrolled before checking (check_file).
+                d_.error(c.range, fmt::format("instance '{}' of {} was not flattened: check "
+                                              "models through check_file",
+                                              c.name.text, c.type.text));
+                continue;
             }
             component_index_[ci] = index;
             declare(c.name, kind, index);
@@ -314,9 +327,58 @@ private:
         d_.error(r, fmt::format("{} may not depend on {}", ctx.place, what));
     }
 
+    // A condition (relation, and/or/not, true/false, or an if-expression choosing between
+    // conditions) rather than a Real value.
+    static bool is_condition(const ast::Expr& e) {
+        if (e.as<ast::Boolean>() || e.as<ast::Not>()) {
+            return true;
+        }
+        if (auto b = e.as<ast::Binary>()) {
+            return b->op != ast::BinaryOp::add && b->op != ast::BinaryOp::sub &&
+                   b->op != ast::BinaryOp::mul && b->op != ast::BinaryOp::div &&
+                   b->op != ast::BinaryOp::pow;
+        }
+        if (auto f = e.as<ast::If>()) {
+            return is_condition(*f->branches[0].second);
+        }
+        return false;
+    }
+
+    // A Real value: the expression every declaration and equation takes.
     ExprPtr resolve(const ast::Expr& e, const Context& ctx) {
+        if (is_condition(e)) {
+            d_.error(e.range, fmt::format("{} must be a Real value, not a condition; write "
+                                          "'if condition then value else value'",
+                                          ctx.place_name()));
+            return nullptr;
+        }
+        return resolve_any(e, ctx);
+    }
+
+    // A condition: 1 where it holds, 0 elsewhere.
+    ExprPtr resolve_condition(const ast::Expr& e, const Context& ctx) {
+        if (!is_condition(e)) {
+            d_.error(e.range, "expected a condition such as 'x > 0' (a relation, 'and', 'or', "
+                              "'not', true or false), not a Real value");
+            return nullptr;
+        }
+        return resolve_any(e, ctx);
+    }
+
+    ExprPtr select(ExprPtr c, ExprPtr a, ExprPtr b, Range range) {
+        auto out = std::make_shared<Expr>();
+        out->kind = Expr::Kind::select;
+        out->range = range;
+        out->args = {std::move(c), std::move(a), std::move(b)};
+        return out;
+    }
+
+    ExprPtr resolve_any(const ast::Expr& e, const Context& ctx) {
         if (auto n = e.as<ast::Number>()) {
             return number(n->value, e.range);
+        }
+        if (auto b = e.as<ast::Boolean>()) {
+            return number(b->value ? 1.0 : 0.0, e.range);
         }
         if (auto r = e.as<ast::NameRef>()) {
             return resolve_name(*r, e.range, ctx);
@@ -330,16 +392,75 @@ private:
             std::const_pointer_cast<Expr>(out)->args = {operand};
             return out;
         }
+        if (auto u = e.as<ast::Not>()) {
+            auto operand = resolve_condition(*u->operand, ctx);
+            if (!operand) {
+                return nullptr;
+            }
+            return select(operand, number(0.0, e.range), number(1.0, e.range), e.range);
+        }
+        if (auto f = e.as<ast::If>()) {
+            const bool condition = is_condition(*f->branches[0].second);
+            auto value = [&](const ast::Expr& x) {
+                if (is_condition(x) != condition) {
+                    d_.error(x.range, condition ? "this branch is a Real value; the first branch "
+                                                  "of the if-expression is a condition"
+                                                : "this branch is a condition; the first branch "
+                                                  "of the if-expression is a Real value");
+                    return ExprPtr();
+                }
+                return resolve_any(x, ctx);
+            };
+            ExprPtr out = value(*f->otherwise);
+            for (auto it = f->branches.rbegin(); it != f->branches.rend() && out; ++it) {
+                auto c = resolve_condition(*it->first, ctx);
+                auto v = value(*it->second);
+                if (!c || !v) {
+                    return nullptr;
+                }
+                out = select(c, v, out, e.range);
+            }
+            return out;
+        }
         if (auto b = e.as<ast::Binary>()) {
+            using Op = ast::BinaryOp;
+            if (b->op == Op::logical_and || b->op == Op::logical_or) {
+                auto lhs = resolve_condition(*b->lhs, ctx);
+                auto rhs = resolve_condition(*b->rhs, ctx);
+                if (!lhs || !rhs) {
+                    return nullptr;
+                }
+                return b->op == Op::logical_and ? select(lhs, rhs, number(0.0, e.range), e.range)
+                                                : select(lhs, number(1.0, e.range), rhs, e.range);
+            }
             auto lhs = resolve(*b->lhs, ctx);
             auto rhs = resolve(*b->rhs, ctx);
             if (!lhs || !rhs) {
                 return nullptr;
             }
-            static constexpr Expr::Kind kinds[] = {Expr::Kind::add, Expr::Kind::sub,
-                                                   Expr::Kind::mul, Expr::Kind::div,
-                                                   Expr::Kind::pow};
-            return binary(kinds[static_cast<int>(b->op)], lhs, rhs, e.range);
+            switch (b->op) {
+            case Op::add:
+                return binary(Expr::Kind::add, lhs, rhs, e.range);
+            case Op::sub:
+                return binary(Expr::Kind::sub, lhs, rhs, e.range);
+            case Op::mul:
+                return binary(Expr::Kind::mul, lhs, rhs, e.range);
+            case Op::div:
+                return binary(Expr::Kind::div, lhs, rhs, e.range);
+            case Op::pow:
+                return binary(Expr::Kind::pow, lhs, rhs, e.range);
+            default: {
+                auto out = binary(Expr::Kind::compare, lhs, rhs, e.range);
+                auto& c = std::const_pointer_cast<Expr>(out)->comparison;
+                c = b->op == Op::lt   ? Comparison::lt
+                    : b->op == Op::le ? Comparison::le
+                    : b->op == Op::gt ? Comparison::gt
+                    : b->op == Op::ge ? Comparison::ge
+                    : b->op == Op::eq ? Comparison::eq
+                                      : Comparison::ne;
+                return out;
+            }
+            }
         }
         if (auto c = e.as<ast::Call>()) {
             return resolve_call(*c, e.range, ctx);
@@ -590,8 +711,9 @@ private:
         for (std::size_t i = 0; i < n; ++i) {
             const ast::Parameter& p = m_.parameters[i];
             if (p.type.text != "Real") {
-                d_.error(p.type.range,
-                         fmt::format("unknown type '{}'; parameters are 'Real'", p.type.text));
+                d_.error(p.type.range, fmt::format("unknown type '{}'; parameters are 'Real' or "
+                                                   "'Integer'",
+                                                   p.type.text));
             }
             if (!p.value) {
                 d_.error(p.name.range, fmt::format("parameter '{}' has no value; write '{} = "
@@ -793,6 +915,8 @@ private:
             return check_gravity(c, index);
         case ComponentKind::vibration:
             return check_vibration(c, index);
+        case ComponentKind::instance:
+            return; // reported by declare_names
         }
     }
 

@@ -152,6 +152,15 @@ std::string summary(const CheckedModel& m) {
             fmt::format("    {:<12} = {:<12g} {}", p.name, p.default_value, p.description);
         out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     }
+    if (!m.structural.empty()) {
+        out += fmt::format("  Integer parameters ({}), structural: a new value recompiles "
+                           "(-p name=value):\n",
+                           m.structural.size());
+        for (const auto& p : m.structural) {
+            out += fmt::format("    {:<12} = {}{}\n", p.name, p.value,
+                               p.overridden ? " (set by -p)" : "");
+        }
+    }
     if (m.fast_scales.empty()) {
         out += "  fast scale: none\n";
     }

@@ -24,8 +24,51 @@ const char* to_string(ComponentKind kind) {
         return "vibration";
     case ComponentKind::real:
         return "Real";
+    case ComponentKind::instance:
+        return "instance";
     }
     return "component";
+}
+
+const char* to_string(BinaryOp op) {
+    switch (op) {
+    case BinaryOp::add:
+        return "+";
+    case BinaryOp::sub:
+        return "-";
+    case BinaryOp::mul:
+        return "*";
+    case BinaryOp::div:
+        return "/";
+    case BinaryOp::pow:
+        return "^";
+    case BinaryOp::lt:
+        return "<";
+    case BinaryOp::le:
+        return "<=";
+    case BinaryOp::gt:
+        return ">";
+    case BinaryOp::ge:
+        return ">=";
+    case BinaryOp::eq:
+        return "==";
+    case BinaryOp::ne:
+        return "<>";
+    case BinaryOp::logical_and:
+        return "and";
+    case BinaryOp::logical_or:
+        return "or";
+    }
+    return "?";
+}
+
+bool NameRef::subscripted() const {
+    for (const auto& s : subscripts) {
+        if (!s.empty()) {
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace mdl::ast

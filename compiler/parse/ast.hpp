@@ -25,32 +25,59 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Number {
     double value = 0;
 };
-// a or a.b (a body's or anchor's member).
+// a, a.b (a body's or anchor's member, an instance's declaration), a[i], a[i].b[j].x.
+// subscripts[k] are the subscripts of parts[k]; `subscripts` is empty or as long as `parts`.
 struct NameRef {
     std::vector<Identifier> parts;
+    std::vector<std::vector<ExprPtr>> subscripts;
+
+    bool subscripted() const;
 };
 struct Negate {
     ExprPtr operand;
 };
-enum class BinaryOp { add, sub, mul, div, pow };
+struct Not {
+    ExprPtr operand;
+};
+// Relations and logical operators yield a Boolean; only conditions take one.
+enum class BinaryOp { add, sub, mul, div, pow, lt, le, gt, ge, eq, ne, logical_and, logical_or };
+const char* to_string(BinaryOp op);
 struct Binary {
     BinaryOp op;
     ExprPtr lhs, rhs;
     Range op_range;
 };
-// Built-in functions and der(); which names exist is the checker's business.
+// for i in first:last or first:step:last (step 1 when absent).
+struct Iterator {
+    Identifier variable;
+    ExprPtr first, step, last;
+    Range range;
+};
+// Built-in functions and der(); which names exist is the checker's business. With an
+// iterator, a reduction: sum(e for i in 1:n).
 struct Call {
     Identifier callee;
     std::vector<ExprPtr> args;
+    std::shared_ptr<Iterator> iterator;
 };
-// {a, b}: a body force's components.
+// {a, b}: an array (a body force's components, an array's values); with an iterator, the
+// comprehension {e for i in 1:n}.
 struct VectorLiteral {
     std::vector<ExprPtr> elements;
+    std::shared_ptr<Iterator> iterator;
+};
+struct Boolean {
+    bool value = false;
+};
+// if c1 then a elseif c2 then b else d
+struct If {
+    std::vector<std::pair<ExprPtr, ExprPtr>> branches; // (condition, value)
+    ExprPtr otherwise;
 };
 
 struct Expr {
     Range range;
-    std::variant<Number, NameRef, Negate, Binary, Call, VectorLiteral> node;
+    std::variant<Number, NameRef, Negate, Binary, Call, VectorLiteral, Not, Boolean, If> node;
     std::uint32_t depth = 1; // height of the tree below and including this node
 
     template <typename T>
@@ -59,8 +86,9 @@ struct Expr {
     }
 };
 
-// name = value, name = "text", or name(modifiers).
+// name = value, name = "text", or name(modifiers); `each` before it on an array declaration.
 struct Modifier {
+    bool each = false;
     Identifier name;
     Range range;
     ExprPtr value;                   // name = expr
@@ -87,15 +115,19 @@ enum class ComponentKind {
     force,
     gravity,
     vibration,
-    real
+    real,
+    instance // of another model: Pendulum left(l = 0.2)
 };
 const char* to_string(ComponentKind kind);
 
 // kind name [(arguments)] [= value] [fast [(modifiers)]] ["description"];
+// An instance: Type name [(modifiers)] ["description"], with `type` the model's name.
 struct Component {
     ComponentKind kind;
     Range kind_range;
+    Identifier type; // instances only
     Identifier name;
+    std::vector<ExprPtr> subscripts; // body b[n]: the sizes; in a loop, spring s[i]: the element
     bool has_arguments = false;
     std::vector<Argument> arguments;
     ExprPtr value;
@@ -109,6 +141,7 @@ struct Component {
 struct Parameter {
     Identifier type;
     Identifier name;
+    std::vector<ExprPtr> subscripts; // parameter Real k[3]: the sizes
     ExprPtr value;
     std::optional<std::string> description;
     Range range;
@@ -116,6 +149,7 @@ struct Parameter {
 
 struct Constraint {
     Identifier name;
+    std::vector<ExprPtr> subscripts; // in a loop, constraint c[i]: the element
     ExprPtr lhs, rhs;
     Range range;
 };
@@ -130,6 +164,18 @@ struct Equation {
     Range range;
 };
 
+struct ForLoop;
+
+// Which table a statement went to, in source order (the flattening stage reads statements in
+// this order, so that loops keep their place among the declarations around them).
+enum class StatementKind { parameter, component, constraint, annotation, equation, loop };
+struct StatementRef {
+    StatementKind kind;
+    std::uint32_t index; // into the table of that kind
+};
+
+// A model, or the body of a for-loop. After flattening (compiler/flatten) a model has no loops,
+// no instances and no subscripts: the checker sees only that flat form.
 struct Model {
     Identifier name;
     std::optional<std::string> description;
@@ -138,7 +184,22 @@ struct Model {
     std::vector<Constraint> constraints;
     std::vector<Annotation> annotations;
     std::vector<Equation> equations;
+    std::vector<std::shared_ptr<ForLoop>> loops;
+    std::vector<StatementRef> statements; // every statement above, in source order
     Identifier end_name;
+    Range range;
+};
+
+// for variable in range loop body end for;
+struct ForLoop {
+    Iterator iterator;
+    Model body;
+    Range range;
+};
+
+// A file: one or more models. The last is the one a file is run as; the others are components.
+struct File {
+    std::vector<Model> models;
 };
 
 } // namespace mdl::ast

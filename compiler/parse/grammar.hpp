@@ -27,6 +27,19 @@ struct kw_parameter : key<TAO_PEGTL_STRING("parameter")> {};
 struct kw_constraint : key<TAO_PEGTL_STRING("constraint")> {};
 struct kw_annotation : key<TAO_PEGTL_STRING("annotation")> {};
 struct kw_fast : key<TAO_PEGTL_STRING("fast")> {};
+struct kw_for : key<TAO_PEGTL_STRING("for")> {};
+struct kw_in : key<TAO_PEGTL_STRING("in")> {};
+struct kw_loop : key<TAO_PEGTL_STRING("loop")> {};
+struct kw_each : key<TAO_PEGTL_STRING("each")> {};
+struct kw_if : key<TAO_PEGTL_STRING("if")> {};
+struct kw_then : key<TAO_PEGTL_STRING("then")> {};
+struct kw_elseif : key<TAO_PEGTL_STRING("elseif")> {};
+struct kw_else : key<TAO_PEGTL_STRING("else")> {};
+struct kw_and : key<TAO_PEGTL_STRING("and")> {};
+struct kw_or : key<TAO_PEGTL_STRING("or")> {};
+struct kw_not : key<TAO_PEGTL_STRING("not")> {};
+struct kw_true : key<TAO_PEGTL_STRING("true")> {};
+struct kw_false : key<TAO_PEGTL_STRING("false")> {};
 
 // Declaration keywords that share the component syntax (see `component` below).
 struct component_kind : sor<key<TAO_PEGTL_STRING("coordinate")>, key<TAO_PEGTL_STRING("body")>,
@@ -36,7 +49,8 @@ struct component_kind : sor<key<TAO_PEGTL_STRING("coordinate")>, key<TAO_PEGTL_S
                             key<TAO_PEGTL_STRING("vibration")>, key<TAO_PEGTL_STRING("Real")>> {};
 
 struct keyword : sor<kw_model, kw_end, kw_equation, kw_parameter, kw_constraint, kw_annotation,
-                     kw_fast, component_kind> {};
+                     kw_fast, kw_for, kw_in, kw_loop, kw_each, kw_if, kw_then, kw_elseif, kw_else,
+                     kw_and, kw_or, kw_not, kw_true, kw_false, component_kind> {};
 
 struct ident : seq<not_at<keyword>, identifier> {};
 
@@ -51,22 +65,41 @@ struct string_close : one<'"'> {};
 struct string_literal : if_must<one<'"'>, star<string_char>, string_close> {};
 
 // ---- Expressions -------------------------------------------------------------------------
-// Precedence, loosest first: + -, then * /, then unary - +, then ^ (right-associative), so
-// -a^2 is -(a^2) and 2^-1 is allowed.
+// Precedence, loosest first (Modelica's): if-then-else, or, and, not, relations (< <= > >= ==
+// <>), + -, * /, unary - +, ^ (right-associative), so -a^2 is -(a^2) and 2^-1 is allowed.
 
 struct expr;
 struct operand; // an expression that must follow an operator, '(' or '='
 
 struct close_paren : one<')'> {};
 struct close_brace : one<'}'> {};
+struct close_bracket : one<']'> {};
 struct paren_expr : if_must<one<'('>, ws, operand, ws, close_paren> {};
-struct call_args : opt<expr, star<ws, one<','>, ws, must<operand>>> {};
+
+// a:b or a:step:b, an integer range (for-loops, comprehensions and reductions).
+struct arith;
+struct range_bound : seq<arith> {};
+struct range_expr : seq<range_bound, ws, one<':'>, ws, must<range_bound>,
+                        opt<ws, one<':'>, ws, must<range_bound>>> {};
+struct iterator_name : ident {};
+// `for i in a:b` after an expression: {e for i in 1:n}, sum(e for i in 1:n).
+struct for_iterator : if_must<kw_for, ws, iterator_name, ws, kw_in, ws, range_expr> {};
+
+struct call_args : opt<expr, sor<seq<ws, for_iterator>, star<ws, one<','>, ws, must<operand>>>> {};
 struct call : seq<ident, ws, one<'('>, ws, call_args, ws, must<close_paren>> {};
+struct subscripts
+    : if_must<one<'['>, ws, operand, star<ws, one<','>, ws, must<operand>>, ws, close_bracket> {};
 struct member : ident {};
-struct name_ref : seq<ident, star<one<'.'>, must<member>>> {};
+// a, a[i], a.b, a[i].b[j].x: a declaration, an element of an array, a member of a body or an
+// instance.
+struct name_ref
+    : seq<ident, opt<ws, subscripts>, star<one<'.'>, must<member>, opt<ws, subscripts>>> {};
 struct vector_literal
-    : if_must<one<'{'>, ws, operand, star<ws, one<','>, ws, must<operand>>, ws, close_brace> {};
-struct primary : sor<number, paren_expr, vector_literal, call, name_ref> {};
+    : if_must<one<'{'>, ws, operand,
+              sor<seq<ws, for_iterator>, star<ws, one<','>, ws, must<operand>>>, ws, close_brace> {
+};
+struct boolean : sor<kw_true, kw_false> {};
+struct primary : sor<number, paren_expr, vector_literal, boolean, call, name_ref> {};
 
 struct power;
 struct exponent_operand; // a power that must follow an operator
@@ -81,23 +114,51 @@ struct mul_op : one<'*', '/'> {};
 struct term : seq<power, star<ws, mul_op, ws, must<exponent_operand>>> {};
 struct term_operand : term {};
 struct add_op : one<'+', '-'> {};
-struct expr : seq<term, star<ws, add_op, ws, must<term_operand>>> {};
+struct arith : seq<term, star<ws, add_op, ws, must<term_operand>>> {};
+
+struct rel_op : sor<string<'<', '='>, string<'>', '='>, string<'=', '='>, string<'<', '>'>,
+                    one<'<'>, one<'>'>> {};
+struct rel_operand : arith {};
+struct relation : seq<arith, opt<ws, rel_op, ws, must<rel_operand>>> {};
+struct logical_factor;
+struct logical_operand : seq<logical_factor> {};
+struct logical_not : seq<kw_not, ws, must<logical_operand>> {};
+struct logical_factor : sor<logical_not, relation> {};
+struct and_op : kw_and {};
+struct logical_term : seq<logical_factor, star<ws, and_op, ws, must<logical_operand>>> {};
+struct or_op : kw_or {};
+struct logical_term_operand : logical_term {};
+struct logical_expr : seq<logical_term, star<ws, or_op, ws, must<logical_term_operand>>> {};
+
+struct then_keyword : kw_then {};
+struct else_keyword : kw_else {};
+struct if_branch : seq<operand, ws, must<then_keyword>, ws, must<operand>> {};
+struct else_branch : if_must<kw_else, ws, operand> {};
+struct if_expr : if_must<kw_if, ws, if_branch, star<ws, kw_elseif, ws, must<if_branch>>, ws,
+                         must<else_branch>> {};
+
+struct expr : sor<if_expr, logical_expr> {};
 struct operand : expr {};
 
 // ---- Modifiers: name = value, or name(modifiers) -----------------------------------------
 
 struct modifier;
 struct modifier_value : sor<string_literal, expr> {};
-struct value_modifier : seq<ident, ws, one<'='>, ws, must<modifier_value>> {};
+// `each` gives every element of an array declaration the same value.
+struct each_mark : kw_each {};
+struct value_modifier : seq<opt<each_mark, ws>, ident, ws, one<'='>, ws, must<modifier_value>> {};
 struct modifier_list : seq<modifier, star<ws, one<','>, ws, must<modifier>>> {};
-struct nested_modifier : seq<ident, ws, one<'('>, ws, modifier_list, ws, must<close_paren>> {};
+struct nested_modifier
+    : seq<opt<each_mark, ws>, ident, ws, one<'('>, ws, modifier_list, ws, must<close_paren>> {};
 struct modifier : sor<value_modifier, nested_modifier> {};
 
 // ---- Declarations ------------------------------------------------------------------------
 
 struct semicolon : seq<ws, one<';'>> {}; // reported right after the previous token
 struct description : string_literal {};
-struct decl_name : ident {};
+// A declared name; subscripts make it an array of that size (body b[n]) or, inside a
+// for-loop, name one element of an array (spring s[i]).
+struct decl_name : seq<ident, opt<ws, subscripts>> {};
 
 // A component: kind name [(arguments)] [= value] [fast [(modifiers)]] ["description"];
 // Arguments are modifiers (k = 1, x(start = 0)) or positional expressions (the bodies a spring
@@ -113,7 +174,13 @@ struct component
     : if_must<component_kind, ws, decl_name, ws, opt<component_args>, ws, opt<component_value>, ws,
               opt<fast_mark>, ws, opt<description>, semicolon> {};
 
-struct type_name : identifier {}; // checked later: parameters are Real
+// An instance of another model: Type name [(modifiers)] ["description"], ...;
+struct instance_type : ident {};
+struct instance_item : seq<decl_name, ws, opt<component_args>, ws, opt<description>> {};
+struct instance : seq<instance_type, ws, at<ident>, instance_item,
+                      star<ws, one<','>, ws, must<instance_item>>, must<semicolon>> {};
+
+struct type_name : identifier {}; // checked later: Real or Integer
 struct parameter_value : if_must<one<'='>, ws, operand> {};
 struct parameter_item : seq<decl_name, ws, opt<parameter_value>, ws, opt<description>> {};
 struct parameter : if_must<kw_parameter, ws, type_name, ws, parameter_item,
@@ -128,7 +195,16 @@ struct open_paren : one<'('> {};
 struct annotation
     : if_must<kw_annotation, ws, open_paren, ws, modifier_list, ws, close_paren, semicolon> {};
 
-struct declaration : sor<component, parameter, constraint, annotation> {};
+// for i in a:b loop ... end for; -- the header and the end are statements of their own, so the
+// statements between them are parsed (and recovered from) one by one.
+struct loop_keyword : kw_loop {};
+struct for_header
+    : if_must<kw_for, ws, iterator_name, ws, kw_in, ws, range_expr, ws, loop_keyword> {};
+struct end_for_keyword : kw_for {};
+struct end_for : seq<kw_end, ws, end_for_keyword, must<semicolon>> {};
+
+struct declaration
+    : sor<component, parameter, constraint, annotation, for_header, end_for, instance> {};
 
 // lhs = rhs;  Equations are only allowed after the `equation` keyword.
 struct equation : seq<expr, ws, must<equals>, ws, must<operand>, must<semicolon>> {};
@@ -138,6 +214,6 @@ struct equation : seq<expr, ws, must<equals>, ws, must<operand>, must<semicolon>
 struct model_name : ident {};
 struct model_header : seq<ws, must<kw_model>, ws, must<model_name>, ws, opt<description>> {};
 struct end_name : ident {};
-struct model_end : if_must<kw_end, ws, end_name, semicolon, ws, eof> {};
+struct model_end : if_must<kw_end, ws, end_name, semicolon> {};
 
 } // namespace mdl::grammar

@@ -40,7 +40,20 @@ MDL_ERROR_MESSAGE(open_paren, "expected '('");
 MDL_ERROR_MESSAGE(kw_model, "expected 'model'");
 MDL_ERROR_MESSAGE(model_name, "expected the model's name");
 MDL_ERROR_MESSAGE(end_name, "expected the model's name after 'end'");
-MDL_ERROR_MESSAGE(eof, "expected the end of the file after 'end'");
+MDL_ERROR_MESSAGE(close_bracket, "expected ']'");
+MDL_ERROR_MESSAGE(subscripts, "expected a subscript such as [i]");
+MDL_ERROR_MESSAGE(rel_operand, "expected an expression");
+MDL_ERROR_MESSAGE(logical_operand, "expected an expression");
+MDL_ERROR_MESSAGE(logical_term_operand, "expected an expression");
+MDL_ERROR_MESSAGE(if_branch, "expected a condition, 'then' and a value");
+MDL_ERROR_MESSAGE(then_keyword, "expected 'then'");
+MDL_ERROR_MESSAGE(else_branch, "expected 'else': an if-expression needs an else branch");
+MDL_ERROR_MESSAGE(iterator_name, "expected a loop variable name");
+MDL_ERROR_MESSAGE(kw_in, "expected 'in'");
+MDL_ERROR_MESSAGE(range_expr, "expected a range such as 1:n");
+MDL_ERROR_MESSAGE(range_bound, "expected a range bound");
+MDL_ERROR_MESSAGE(loop_keyword, "expected 'loop'");
+MDL_ERROR_MESSAGE(instance_item, "expected an instance name");
 
 #undef MDL_ERROR_MESSAGE
 

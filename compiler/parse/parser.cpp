@@ -65,14 +65,19 @@ struct control<g::exponent_operand> : depth_control<g::exponent_operand> {};
 
 template <typename Rule>
 using selector = pegtl::parse_tree::selector<
-    Rule, pegtl::parse_tree::store_content::on<
-              g::number, g::ident, g::member, g::name_ref, g::call, g::negate, g::unary_plus,
-              g::power, g::exponent_operand, g::pow_op, g::term, g::term_operand, g::mul_op,
-              g::add_op, g::expr, g::operand, g::vector_literal, g::string_literal,
-              g::value_modifier, g::nested_modifier, g::component_kind, g::decl_name,
-              g::component_args, g::component_value, g::fast_mark, g::description, g::type_name,
-              g::parameter_item, g::parameter_value, g::parameter, g::component, g::constraint,
-              g::annotation, g::equation, g::model_name, g::end_name, g::paren_expr>>;
+    Rule,
+    pegtl::parse_tree::store_content::on<
+        g::number, g::ident, g::member, g::name_ref, g::subscripts, g::call, g::negate,
+        g::unary_plus, g::power, g::exponent_operand, g::pow_op, g::term, g::term_operand,
+        g::mul_op, g::add_op, g::arith, g::rel_op, g::rel_operand, g::relation, g::logical_not,
+        g::logical_operand, g::and_op, g::logical_term, g::or_op, g::logical_term_operand,
+        g::logical_expr, g::if_expr, g::if_branch, g::else_branch, g::boolean, g::expr, g::operand,
+        g::vector_literal, g::for_iterator, g::iterator_name, g::range_expr, g::range_bound,
+        g::string_literal, g::each_mark, g::value_modifier, g::nested_modifier, g::component_kind,
+        g::decl_name, g::component_args, g::component_value, g::fast_mark, g::description,
+        g::type_name, g::parameter_item, g::parameter_value, g::parameter, g::component,
+        g::instance, g::instance_type, g::instance_item, g::constraint, g::annotation,
+        g::for_header, g::end_for, g::equation, g::model_name, g::end_name, g::paren_expr>>;
 
 using Node = pegtl::parse_tree::node;
 
@@ -80,15 +85,16 @@ using Node = pegtl::parse_tree::node;
 
 class Builder {
 public:
-    explicit Builder(source::Diagnostics& diagnostics) : diagnostics_(diagnostics) {}
+    Builder(source::Diagnostics& diagnostics, std::uint32_t file_id)
+        : diagnostics_(diagnostics), file_id_(file_id) {}
 
     // Byte offsets straight from the node's iterators: node.begin() would also copy the
     // input's source name, which does not outlive the per-statement input.
-    static Range range(const Node& n) {
+    Range range(const Node& n) const {
         return {static_cast<std::uint32_t>(n.m_begin.byte),
-                static_cast<std::uint32_t>(n.m_end.byte)};
+                static_cast<std::uint32_t>(n.m_end.byte), file_id_};
     }
-    static ast::Identifier identifier(const Node& n) { return {n.string(), range(n)}; }
+    ast::Identifier identifier(const Node& n) const { return {n.string(), range(n)}; }
 
     static std::string unquote(const Node& n) {
         std::string_view s = n.string_view();
@@ -127,6 +133,14 @@ public:
             for (const auto& x : v->elements) {
                 visit(x);
             }
+        } else if (auto* n = std::get_if<ast::Not>(&e->node)) {
+            visit(n->operand);
+        } else if (auto* f = std::get_if<ast::If>(&e->node)) {
+            for (const auto& [condition, value] : f->branches) {
+                visit(condition);
+                visit(value);
+            }
+            visit(f->otherwise);
         }
         e->depth = below + 1;
         if (e->depth > max_tree_depth) {
@@ -151,9 +165,40 @@ public:
     ast::ExprPtr expr(const Node& n) {
         auto e = std::make_unique<ast::Expr>();
         e->range = range(n);
-        if (n.is_type<g::expr>() || n.is_type<g::operand>() || n.is_type<g::term>() ||
-            n.is_type<g::term_operand>()) {
+        if (n.is_type<g::arith>() || n.is_type<g::rel_operand>() || n.is_type<g::term>() ||
+            n.is_type<g::term_operand>() || n.is_type<g::logical_expr>() ||
+            n.is_type<g::logical_term>() || n.is_type<g::logical_term_operand>()) {
             return fold(n);
+        }
+        if (n.is_type<g::expr>() || n.is_type<g::operand>() || n.is_type<g::logical_operand>() ||
+            n.is_type<g::range_bound>()) {
+            return expr(*n.children[0]);
+        }
+        if (n.is_type<g::relation>()) {
+            if (n.children.size() == 1) {
+                return expr(*n.children[0]);
+            }
+            return fold(n);
+        }
+        if (n.is_type<g::logical_not>()) {
+            e->node = ast::Not{expr(*n.children[0])};
+            return finish(std::move(e));
+        }
+        if (n.is_type<g::if_expr>()) {
+            ast::If f;
+            for (const auto& c : n.children) {
+                if (c->is_type<g::if_branch>()) {
+                    f.branches.emplace_back(expr(*c->children[0]), expr(*c->children[1]));
+                } else {
+                    f.otherwise = expr(*c->children[0]);
+                }
+            }
+            e->node = std::move(f);
+            return finish(std::move(e));
+        }
+        if (n.is_type<g::boolean>()) {
+            e->node = ast::Boolean{n.string_view() == "true"};
+            return e;
         }
         if (n.is_type<g::power>() || n.is_type<g::exponent_operand>()) {
             if (n.children.size() == 1) {
@@ -187,15 +232,27 @@ public:
         if (n.is_type<g::name_ref>()) {
             ast::NameRef ref;
             for (const auto& c : n.children) {
-                ref.parts.push_back(identifier(*c));
+                if (c->is_type<g::subscripts>()) {
+                    ref.subscripts.resize(ref.parts.size());
+                    ref.subscripts.back() = subscripts(*c);
+                } else {
+                    ref.parts.push_back(identifier(*c));
+                }
+            }
+            if (!ref.subscripts.empty()) {
+                ref.subscripts.resize(ref.parts.size());
             }
             e->node = std::move(ref);
-            return e;
+            return finish(std::move(e));
         }
         if (n.is_type<g::call>()) {
-            ast::Call call{identifier(*n.children[0]), {}};
+            ast::Call call{identifier(*n.children[0]), {}, nullptr};
             for (std::size_t i = 1; i < n.children.size(); ++i) {
-                call.args.push_back(expr(*n.children[i]));
+                if (n.children[i]->is_type<g::for_iterator>()) {
+                    call.iterator = iterator(*n.children[i]);
+                } else {
+                    call.args.push_back(expr(*n.children[i]));
+                }
             }
             e->node = std::move(call);
             return finish(std::move(e));
@@ -203,7 +260,11 @@ public:
         if (n.is_type<g::vector_literal>()) {
             ast::VectorLiteral v;
             for (const auto& c : n.children) {
-                v.elements.push_back(expr(*c));
+                if (c->is_type<g::for_iterator>()) {
+                    v.iterator = iterator(*c);
+                } else {
+                    v.elements.push_back(expr(*c));
+                }
             }
             e->node = std::move(v);
             return finish(std::move(e));
@@ -211,19 +272,58 @@ public:
         throw std::logic_error("parser: unexpected node " + std::string(n.type));
     }
 
+    std::vector<ast::ExprPtr> subscripts(const Node& n) {
+        std::vector<ast::ExprPtr> out;
+        for (const auto& c : n.children) {
+            out.push_back(expr(*c));
+        }
+        return out;
+    }
+
+    // for_iterator or for_header: the variable and its range.
+    std::shared_ptr<ast::Iterator> iterator(const Node& n) {
+        auto it = std::make_shared<ast::Iterator>();
+        it->range = range(n);
+        it->variable = identifier(*n.children[0]);
+        const Node& r = *n.children[1];
+        it->first = expr(*r.children[0]);
+        if (r.children.size() == 3) {
+            it->step = expr(*r.children[1]);
+            it->last = expr(*r.children[2]);
+        } else {
+            it->last = expr(*r.children[1]);
+        }
+        return it;
+    }
+
     // a op b op c ... folded to the left.
     ast::ExprPtr fold(const Node& n) {
         ast::ExprPtr lhs = expr(*n.children[0]);
         for (std::size_t i = 1; i + 1 < n.children.size(); i += 2) {
             const Node& op = *n.children[i];
-            char c = op.string_view()[0];
-            ast::BinaryOp bop = c == '+'   ? ast::BinaryOp::add
-                                : c == '-' ? ast::BinaryOp::sub
-                                : c == '*' ? ast::BinaryOp::mul
-                                           : ast::BinaryOp::div;
+            std::string_view text = op.string_view();
+            ast::BinaryOp bop = ast::BinaryOp::add;
+            if (op.is_type<g::and_op>()) {
+                bop = ast::BinaryOp::logical_and;
+            } else if (op.is_type<g::or_op>()) {
+                bop = ast::BinaryOp::logical_or;
+            } else if (op.is_type<g::rel_op>()) {
+                bop = text == "<"    ? ast::BinaryOp::lt
+                      : text == "<=" ? ast::BinaryOp::le
+                      : text == ">"  ? ast::BinaryOp::gt
+                      : text == ">=" ? ast::BinaryOp::ge
+                      : text == "==" ? ast::BinaryOp::eq
+                                     : ast::BinaryOp::ne;
+            } else {
+                char c = text[0];
+                bop = c == '+'   ? ast::BinaryOp::add
+                      : c == '-' ? ast::BinaryOp::sub
+                      : c == '*' ? ast::BinaryOp::mul
+                                 : ast::BinaryOp::div;
+            }
             auto rhs = expr(*n.children[i + 1]);
             auto e = std::make_unique<ast::Expr>();
-            e->range = {lhs->range.begin, rhs->range.end};
+            e->range = {lhs->range.begin, rhs->range.end, file_id_};
             e->node = ast::Binary{bop, std::move(lhs), std::move(rhs), range(op)};
             lhs = finish(std::move(e));
         }
@@ -246,18 +346,45 @@ public:
     ast::Modifier modifier(const Node& n) {
         ast::Modifier m;
         m.range = range(n);
-        m.name = identifier(*n.children[0]);
+        std::size_t i = 0;
+        if (n.children[0]->is_type<g::each_mark>()) {
+            m.each = true;
+            i = 1;
+        }
+        m.name = identifier(*n.children[i]);
         if (n.is_type<g::nested_modifier>()) {
             m.nested = true;
-            for (std::size_t i = 1; i < n.children.size(); ++i) {
-                m.children.push_back(modifier(*n.children[i]));
+            for (std::size_t j = i + 1; j < n.children.size(); ++j) {
+                m.children.push_back(modifier(*n.children[j]));
             }
-        } else if (n.children[1]->is_type<g::string_literal>()) {
-            m.text = unquote(*n.children[1]);
+        } else if (n.children[i + 1]->is_type<g::string_literal>()) {
+            m.text = unquote(*n.children[i + 1]);
         } else {
-            m.value = expr(*n.children[1]);
+            m.value = expr(*n.children[i + 1]);
         }
         return m;
+    }
+
+    // decl_name: the name and its subscripts.
+    void decl_name(const Node& n, ast::Identifier& name, std::vector<ast::ExprPtr>& subs) {
+        name = identifier(*n.children[0]);
+        if (n.children.size() > 1) {
+            subs = subscripts(*n.children[1]);
+        }
+    }
+
+    void arguments(const Node& part, ast::Component& c) {
+        c.has_arguments = true;
+        for (const auto& a : part.children) {
+            ast::Argument arg;
+            arg.range = range(*a);
+            if (is_modifier(*a)) {
+                arg.modifier = modifier(*a);
+            } else {
+                arg.positional = expr(*a);
+            }
+            c.arguments.push_back(std::move(arg));
+        }
     }
 
     static bool is_modifier(const Node& n) {
@@ -270,21 +397,11 @@ public:
         const Node& kind = *n.children[0];
         c.kind_range = range(kind);
         c.kind = component_kind(kind.string_view());
-        c.name = identifier(*n.children[1]);
+        decl_name(*n.children[1], c.name, c.subscripts);
         for (std::size_t i = 2; i < n.children.size(); ++i) {
             const Node& part = *n.children[i];
             if (part.is_type<g::component_args>()) {
-                c.has_arguments = true;
-                for (const auto& a : part.children) {
-                    ast::Argument arg;
-                    arg.range = range(*a);
-                    if (is_modifier(*a)) {
-                        arg.modifier = modifier(*a);
-                    } else {
-                        arg.positional = expr(*a);
-                    }
-                    c.arguments.push_back(std::move(arg));
-                }
+                arguments(part, c);
             } else if (part.is_type<g::component_value>()) {
                 c.value = expr(*part.children[0]);
             } else if (part.is_type<g::fast_mark>()) {
@@ -330,7 +447,7 @@ public:
             ast::Parameter p;
             p.type = type;
             p.range = range(item);
-            p.name = identifier(*item.children[0]);
+            decl_name(*item.children[0], p.name, p.subscripts);
             for (std::size_t j = 1; j < item.children.size(); ++j) {
                 const Node& part = *item.children[j];
                 if (part.is_type<g::parameter_value>()) {
@@ -343,26 +460,84 @@ public:
         }
     }
 
+    // An instance declaration: one component of kind instance per name.
+    void instances(const Node& n, ast::Model& model) {
+        ast::Identifier type = identifier(*n.children[0]);
+        for (std::size_t i = 1; i < n.children.size(); ++i) {
+            const Node& item = *n.children[i];
+            ast::Component c;
+            c.kind = ast::ComponentKind::instance;
+            c.kind_range = type.range;
+            c.type = type;
+            c.range = range(item);
+            decl_name(*item.children[0], c.name, c.subscripts);
+            for (std::size_t j = 1; j < item.children.size(); ++j) {
+                const Node& part = *item.children[j];
+                if (part.is_type<g::component_args>()) {
+                    arguments(part, c);
+                } else {
+                    c.description = unquote(part);
+                }
+            }
+            add(model, ast::StatementKind::component, model.components.size());
+            model.components.push_back(std::move(c));
+        }
+    }
+
+    static void add(ast::Model& model, ast::StatementKind kind, std::size_t index) {
+        model.statements.push_back({kind, static_cast<std::uint32_t>(index)});
+    }
+
     void declaration(const Node& n, ast::Model& model) {
+        using K = ast::StatementKind;
         if (n.is_type<g::component>()) {
+            add(model, K::component, model.components.size());
             model.components.push_back(component(n));
+        } else if (n.is_type<g::instance>()) {
+            instances(n, model);
         } else if (n.is_type<g::parameter>()) {
+            std::size_t before = model.parameters.size();
             parameters(n, model);
+            for (std::size_t i = before; i < model.parameters.size(); ++i) {
+                add(model, K::parameter, i);
+            }
         } else if (n.is_type<g::constraint>()) {
-            model.constraints.push_back(
-                {identifier(*n.children[0]), expr(*n.children[1]), expr(*n.children[2]), range(n)});
+            ast::Constraint c;
+            decl_name(*n.children[0], c.name, c.subscripts);
+            c.lhs = expr(*n.children[1]);
+            c.rhs = expr(*n.children[2]);
+            c.range = range(n);
+            add(model, K::constraint, model.constraints.size());
+            model.constraints.push_back(std::move(c));
         } else if (n.is_type<g::annotation>()) {
             ast::Annotation a;
             a.range = range(n);
             for (const auto& m : n.children) {
                 a.modifiers.push_back(modifier(*m));
             }
+            add(model, K::annotation, model.annotations.size());
             model.annotations.push_back(std::move(a));
         }
     }
 
+    void equation(const Node& eq, ast::Model& model) {
+        add(model, ast::StatementKind::equation, model.equations.size());
+        model.equations.push_back({expr(*eq.children[0]), expr(*eq.children[1]), range(eq)});
+    }
+
+    // Opens a for-loop in `model`; its statements go to the returned body.
+    ast::Model* open_loop(const Node& header, ast::Model& model) {
+        auto loop = std::make_shared<ast::ForLoop>();
+        loop->range = range(header);
+        loop->iterator = std::move(*iterator(header));
+        add(model, ast::StatementKind::loop, model.loops.size());
+        model.loops.push_back(loop);
+        return &loop->body;
+    }
+
 private:
     source::Diagnostics& diagnostics_;
+    std::uint32_t file_id_ = 0;
     bool too_deep_reported_ = false;
 };
 
@@ -370,41 +545,76 @@ private:
 
 class Parser {
 public:
-    Parser(const source::SourceFile& file, source::Diagnostics& diagnostics)
-        : file_(file), text_(file.text()), diagnostics_(diagnostics), builder_(diagnostics) {}
+    Parser(const source::SourceFile& file, source::Diagnostics& diagnostics, std::uint32_t file_id)
+        : file_(file), text_(file.text()), diagnostics_(diagnostics), file_id_(file_id),
+          builder_(diagnostics, file_id) {}
 
-    std::optional<ast::Model> run() {
+    // Every model of the file, or nullopt after a syntax error.
+    std::optional<ast::File> run() {
         std::size_t errors_before = diagnostics_.error_count();
-        ast::Model model;
+        ast::File out;
         std::uint32_t pos = 0;
+        do {
+            if (!model(pos, out)) {
+                break;
+            }
+            if (!skip_space(pos)) {
+                break;
+            }
+        } while (pos < text_.size() && !diagnostics_.saturated());
+        if (diagnostics_.error_count() > errors_before || out.models.empty()) {
+            return std::nullopt;
+        }
+        return out;
+    }
+
+private:
+    // One model from pos; false when nothing sensible can follow.
+    bool model(std::uint32_t& pos, ast::File& out) {
+        ast::Model& model = out.models.emplace_back();
         // model Name "description"
         if (auto header = parse<g::model_header>(pos)) {
-            model.name = Builder::identifier(*header->children[0]);
+            model.name = builder_.identifier(*header->children[0]);
+            model.range = builder_.range(*header);
             if (header->children.size() > 1) {
                 model.description = Builder::unquote(*header->children[1]);
             }
         } else {
-            return std::nullopt; // nothing sensible to recover to
+            return false; // nothing sensible to recover to
         }
+        // The model, then one body per open for-loop.
+        std::vector<ast::Model*> open = {&model};
+        std::vector<Range> loop_headers;
         bool in_equations = false;
         while (!diagnostics_.saturated()) {
             if (!skip_space(pos)) {
-                break;
+                return false;
             }
             if (pos >= text_.size()) {
-                diagnostics_.error(Range::at(pos), fmt::format("expected 'end {};' at the end of "
-                                                               "the model",
-                                                               model.name.text));
+                diagnostics_.error(
+                    Range::at(pos, file_id_),
+                    fmt::format("expected 'end {};' at the end of the model", model.name.text));
                 diagnostics_.note(model.name.range, "the model begins here");
-                break;
+                return false;
             }
-            if (at<g::kw_end>(pos)) {
-                if (auto end = parse<g::model_end>(pos)) {
-                    model.end_name = Builder::identifier(*end->children[0]);
+            if (at<g::kw_end>(pos) && !at<g::end_for>(pos)) {
+                for (std::size_t i = loop_headers.size(); i-- > 0;) {
+                    diagnostics_.error(Range::at(pos, file_id_),
+                                       "expected 'end for;' before the end of the model");
+                    diagnostics_.note(loop_headers[i], "the for-loop begins here");
                 }
-                break;
+                if (auto end = parse<g::model_end>(pos)) {
+                    model.end_name = builder_.identifier(*end->children[0]);
+                    model.range = model.range.to(builder_.range(*end));
+                    return true;
+                }
+                return false;
             }
             if (at<g::kw_equation>(pos)) {
+                if (open.size() > 1) {
+                    diagnostics_.error(token_range(pos), "'equation' inside a for-loop; close the "
+                                                         "loop with 'end for;' first");
+                }
                 pos += 8; // "equation"
                 in_equations = true;
                 continue;
@@ -415,7 +625,21 @@ public:
                 continue; // error reported, pos moved past it
             }
             if (tree) {
-                builder_.declaration(*tree->children[0], model);
+                const Node& decl = *tree->children[0];
+                if (decl.is_type<g::for_header>()) {
+                    open.push_back(builder_.open_loop(decl, *open.back()));
+                    loop_headers.push_back(builder_.range(decl));
+                } else if (decl.is_type<g::end_for>()) {
+                    if (open.size() == 1) {
+                        diagnostics_.error(builder_.range(decl),
+                                           "'end for;' without a matching 'for ... loop'");
+                    } else {
+                        open.pop_back();
+                        loop_headers.pop_back();
+                    }
+                } else {
+                    builder_.declaration(decl, *open.back());
+                }
                 continue;
             }
             if (!in_equations) {
@@ -426,22 +650,16 @@ public:
                 continue;
             }
             if (tree) {
-                const Node& eq = *tree->children[0];
-                model.equations.push_back({builder_.expr(*eq.children[0]),
-                                           builder_.expr(*eq.children[1]), Builder::range(eq)});
+                builder_.equation(*tree->children[0], *open.back());
             } else {
                 diagnostics_.error(token_range(start), "expected an equation, a declaration or "
                                                        "'end'");
                 pos = skip_past_semicolon(start);
             }
         }
-        if (diagnostics_.error_count() > errors_before) {
-            return std::nullopt;
-        }
-        return model;
+        return false;
     }
 
-private:
     // An input over the rest of the file that counts bytes from the file's start. Its source
     // name is a pointer to the file's own name, which outlives every parse tree node.
     using Input =
@@ -485,14 +703,14 @@ private:
             tree.reset();
             if (message == g::error_message<g::block_comment_end>::value) {
                 std::uint32_t open = unterminated_comment(pos);
-                diagnostics_.error({open, open + 2}, message);
+                diagnostics_.error({open, open + 2, file_id_}, message);
                 pos = static_cast<std::uint32_t>(text_.size());
                 return false;
             }
             if (message == g::error_message<g::semicolon>::value) {
                 // Clang's place for a missing ';': right after the previous token. The ';' is
                 // then taken as inserted, so the next statement is still parsed.
-                diagnostics_.error(Range::at(end_of_previous_token(where)), message);
+                diagnostics_.error(Range::at(end_of_previous_token(where), file_id_), message);
                 pos = where;
                 return false;
             }
@@ -541,7 +759,7 @@ private:
             return true;
         } catch (const pegtl::parse_error& e) {
             std::uint32_t open = unterminated_comment(pos);
-            diagnostics_.error({open, open + 2}, std::string(e.message()));
+            diagnostics_.error({open, open + 2, file_id_}, std::string(e.message()));
             return false;
         }
     }
@@ -580,7 +798,7 @@ private:
                (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) {
             ++end;
         }
-        return {pos, end};
+        return {pos, end, file_id_};
     }
 
     // Reports a statement that is neither a declaration nor (before `equation`) allowed as
@@ -601,7 +819,7 @@ private:
         } else if (stmt.find('=') != std::string_view::npos && !text.empty()) {
             diagnostics_.error(word, "equations must follow the 'equation' keyword");
         } else {
-            diagnostics_.error(word.begin == word.end ? Range{start, start + 1} : word,
+            diagnostics_.error(word.begin == word.end ? Range{start, start + 1, file_id_} : word,
                                "expected a declaration (parameter, coordinate, body, anchor, "
                                "spring, damper, potential, force, gravity, vibration, constraint, "
                                "Real) or 'equation'");
@@ -612,15 +830,25 @@ private:
     const source::SourceFile& file_;
     const std::string& text_;
     source::Diagnostics& diagnostics_;
+    std::uint32_t file_id_;
     Builder builder_;
 };
 
 } // namespace
 
+std::optional<ast::File> parse_file(const source::SourceFile& file,
+                                    source::Diagnostics& diagnostics, std::uint32_t file_id) {
+    Parser parser(file, diagnostics, file_id);
+    return parser.run();
+}
+
 std::optional<ast::Model> parse_model(const source::SourceFile& file,
                                       source::Diagnostics& diagnostics) {
-    Parser parser(file, diagnostics);
-    return parser.run();
+    auto parsed = parse_file(file, diagnostics, 0);
+    if (!parsed) {
+        return std::nullopt;
+    }
+    return std::move(parsed->models.back());
 }
 
 } // namespace mdl::parse

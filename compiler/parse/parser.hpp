@@ -15,8 +15,12 @@ namespace mdl::parse {
 inline constexpr int max_expression_depth = 256;
 inline constexpr std::uint32_t max_tree_depth = 1000;
 
-// Returns the model when the text has no syntax error; otherwise nullopt, with every error
-// found reported to `diagnostics`.
+// Every model of a file when the text has no syntax error; otherwise nullopt, with every error
+// found reported to `diagnostics`. The ranges carry `file_id` (Diagnostics::add_file).
+std::optional<ast::File> parse_file(const source::SourceFile& file,
+                                    source::Diagnostics& diagnostics, std::uint32_t file_id = 0);
+
+// The last model of a file (the one it is run as), as parse_file.
 std::optional<ast::Model> parse_model(const source::SourceFile& file,
                                       source::Diagnostics& diagnostics);
 

@@ -56,15 +56,35 @@ const char* color_of(Severity s) {
 }
 } // namespace
 
+std::uint32_t Diagnostics::add_file(const SourceFile& file, std::optional<Range> instantiated_at,
+                                    std::string context) {
+    files_.push_back({&file, instantiated_at, std::move(context)});
+    return static_cast<std::uint32_t>(files_.size() - 1);
+}
+
 std::string Diagnostics::render(const Diagnostic& d, bool color) const {
-    const SourceFile& f = *file_;
-    LineColumn lc = f.line_column(d.range.begin);
+    std::string out = render_one(d.severity, d.range, d.message, color);
+    // The chain of instances the range lies in, innermost first.
+    std::uint32_t id = d.range.file;
+    for (std::size_t depth = 0; id < files_.size() && files_[id].instantiated_at && depth < 64;
+         ++depth) {
+        const FileEntry& entry = files_[id];
+        out += render_one(Severity::note, *entry.instantiated_at, "in " + entry.context, color);
+        id = entry.instantiated_at->file;
+    }
+    return out;
+}
+
+std::string Diagnostics::render_one(Severity severity, Range range, const std::string& message,
+                                    bool color) const {
+    const SourceFile& f = *files_.at(range.file < files_.size() ? range.file : 0).file;
+    LineColumn lc = f.line_column(range.begin);
     std::string out;
     const char* bold = color ? "\033[1m" : "";
     const char* reset = color ? "\033[0m" : "";
-    out += fmt::format("{}{}:{}:{}: {}{}:{} {}{}{}\n", bold, f.name(), lc.line, lc.column,
-                       color ? color_of(d.severity) : "", label(d.severity), reset, bold, d.message,
-                       reset);
+    out +=
+        fmt::format("{}{}:{}:{}: {}{}:{} {}{}{}\n", bold, f.name(), lc.line, lc.column,
+                    color ? color_of(severity) : "", label(severity), reset, bold, message, reset);
     std::string_view line = f.line_text(lc.line);
     std::uint32_t col0 = lc.column - 1;
     // A very long line is shown as a window around the caret, as clang does.
@@ -89,7 +109,7 @@ std::string Diagnostics::render(const Diagnostic& d, bool color) const {
         marker += shown[i] == '\t' ? '\t' : ' ';
     }
     marker += '^';
-    std::uint32_t length = d.range.end > d.range.begin ? d.range.end - d.range.begin : 1;
+    std::uint32_t length = range.end > range.begin ? range.end - range.begin : 1;
     for (std::uint32_t c = col0 + 1; c < col0 + length && c < shown.size(); ++c) {
         marker += '~';
     }

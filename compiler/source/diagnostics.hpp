@@ -7,6 +7,7 @@
 #include "source/source_file.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,15 @@ struct Diagnostic {
 class Diagnostics {
 public:
     explicit Diagnostics(const SourceFile& file, std::size_t error_limit = 20)
-        : file_(&file), error_limit_(error_limit) {}
+        : files_{{&file, std::nullopt, {}}}, error_limit_(error_limit) {}
+
+    // Registers another source file (a component's model) and returns the number its ranges
+    // carry in Range::file. With `instantiated_at`, every diagnostic in this file is followed by
+    // the note "in <context>" pointing there (clang's "in instantiation of" notes), so an error
+    // in a component names the instance it was found in; nested instances chain their notes.
+    // The file must outlive the diagnostics.
+    std::uint32_t add_file(const SourceFile& file, std::optional<Range> instantiated_at = {},
+                           std::string context = {});
 
     void error(Range where, std::string message);
     void warning(Range where, std::string message);
@@ -36,7 +45,9 @@ public:
     // True once the error limit is reached: callers may stop looking for more.
     bool saturated() const { return errors_ >= error_limit_; }
     const std::vector<Diagnostic>& all() const { return list_; }
-    const SourceFile& file() const { return *file_; }
+    const SourceFile& file() const { return *files_[0].file; } // the main file
+    const SourceFile& file(std::uint32_t id) const { return *files_.at(id).file; }
+    std::size_t file_count() const { return files_.size(); }
 
     // Every diagnostic, then "N errors generated." when there were errors.
     std::string render(bool color = false) const;
@@ -44,8 +55,14 @@ public:
 
 private:
     void add(Severity s, Range where, std::string message);
+    std::string render_one(Severity s, Range where, const std::string& message, bool color) const;
 
-    const SourceFile* file_;
+    struct FileEntry {
+        const SourceFile* file;
+        std::optional<Range> instantiated_at;
+        std::string context;
+    };
+    std::vector<FileEntry> files_;
     std::size_t error_limit_;
     std::vector<Diagnostic> list_;
     std::size_t errors_ = 0;

@@ -9,13 +9,16 @@
 
 namespace mdl::source {
 
-// A half-open byte range [begin, end) in one source file.
+// A half-open byte range [begin, end) in one source file. `file` numbers the file among those
+// a Diagnostics knows (0: the main file); a file instantiated as a component has one number per
+// instance, so a diagnostic can say which instance it is about (see Diagnostics::add_file).
 struct Range {
     std::uint32_t begin = 0;
     std::uint32_t end = 0;
+    std::uint32_t file = 0;
 
-    static Range at(std::uint32_t offset) { return {offset, offset}; }
-    Range to(Range other) const { return {begin, other.end > end ? other.end : end}; }
+    static Range at(std::uint32_t offset, std::uint32_t file = 0) { return {offset, offset, file}; }
+    Range to(Range other) const { return {begin, other.end > end ? other.end : end, file}; }
     bool operator==(const Range&) const = default;
 };
 

@@ -2,6 +2,7 @@
 // "// expect: LINE:COL: SEVERITY: MESSAGE" lines (or in FILE.expect beside it), and every
 // shipped model in models/ must check without any diagnostic.
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "parse/parser.hpp"
 
 #include <algorithm>
@@ -26,22 +27,22 @@ std::vector<fs::path> files_in(const fs::path& dir, const std::string& extension
     return out;
 }
 
-// Diagnostics of parse + check as "line:col: severity: message".
+// Diagnostics of the front end (parse, flatten, check) as "line:col: severity: message", with
+// "File.mdl:" before the line when the diagnostic is in another file (a component's model).
 std::vector<std::string> diagnose(const source::SourceFile& file, bool& ok) {
     source::Diagnostics diagnostics(file);
-    std::optional<check::CheckedModel> model;
-    if (auto ast = parse::parse_model(file, diagnostics)) {
-        model = check::check_model(*ast, diagnostics);
-    }
+    std::optional<check::CheckedModel> model = check::check_file(file, diagnostics);
     ok = model.has_value();
     std::vector<std::string> out;
     for (const auto& d : diagnostics.all()) {
-        auto lc = file.line_column(d.range.begin);
+        const auto& in = diagnostics.file(d.range.file);
+        auto lc = in.line_column(d.range.begin);
+        std::string where = &in == &file ? "" : fs::path(in.name()).filename().string() + ":";
         const char* severity = d.severity == source::Severity::error     ? "error"
                                : d.severity == source::Severity::warning ? "warning"
                                                                          : "note";
-        out.push_back(std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " + severity +
-                      ": " + d.message);
+        out.push_back(where + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " +
+                      severity + ": " + d.message);
     }
     return out;
 }

@@ -43,7 +43,8 @@ end RodPendulum;
 // The triple pendulum (chain) or the rod pendulum, its rods relaxed into springs of frequency
 // `relax` (0: the constrained model).
 LoadedModel relaxed_model(bool chain, double relax) {
-    const CompileOptions options{.relax_constraints = relax};
+    CompileOptions options;
+    options.relax_constraints = relax;
     return LoadedModel(chain ? compile_file(shipped_model_path("pendulum_chain.mdl"), options)
                              : compile(rod_pendulum, "rod_pendulum.mdl", options));
 }

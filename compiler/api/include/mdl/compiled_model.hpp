@@ -35,6 +35,13 @@ struct CompileOptions {
     // constraint (hmm-stiff-constrained Sect. 5); the compiled model then has no constraints
     // and ordinary ODE methods (hmm-stiff) integrate the DAE. 0: constraints kept.
     double relax_constraints = 0;
+    // Values of Integer parameters (array sizes, loop bounds): they fix the model's structure,
+    // so they are given here, when compiling (-p n=200). Names that are not Integer parameters
+    // are ignored here (Real parameters are set on the compiled model, without recompiling).
+    std::vector<std::pair<std::string, double>> structural_parameters;
+    // Folders searched for component models (Pendulum -> Pendulum.mdl) after the folder of the
+    // model's file; then the folders of the MDL_PATH environment variable.
+    std::vector<std::string> library_paths;
 };
 
 // The model could not be compiled. what() is the full clang-style report
@@ -101,6 +108,9 @@ public:
     // parameter non-finite; the model is then unchanged.
     std::span<const double> parameters() const;
     double parameter(std::string_view name) const;
+    // The Integer parameters as compiled (name, value): fixed by compile(); setting one to
+    // another value throws std::invalid_argument (recompile with structural_parameters).
+    const std::vector<std::pair<std::string, long long>>& structural_parameters() const;
     void set_parameter(std::string_view name, double value);
     void reset_parameters(); // back to the model's defaults
     // The parameters as setting `overrides` one after the other would leave them, without
