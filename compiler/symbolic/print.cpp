@@ -83,8 +83,15 @@ private:
         std::vector<std::uint64_t> depth(n, 0);
         name_of_.assign(n, 0);
         boolean_.assign(n, 0);
+        dynamic_.assign(n, 0);
         for (ExprId id : order) {
             boolean_[id.index] = is_boolean_node(id) ? 1 : 0;
+            if (pool_.op(id) == Op::variable) {
+                dynamic_[id.index] = pool_.variable_of(id).kind != VarKind::parameter ? 1 : 0;
+            }
+            for (ExprId c : pool_.children(id)) {
+                dynamic_[id.index] |= dynamic_[c.index];
+            }
             std::uint64_t s = 1;
             std::uint64_t d = 0;
             for (ExprId c : pool_.children(id)) {
@@ -263,12 +270,17 @@ private:
         }
     }
 
-    // "a < b"; a constant on the left goes to the right: 0 < x prints as "x > 0".
+    // "a < b", except that what does not change in a run (constants, parameters) goes to the
+    // right, as one writes it: 0 < x prints as "x > 0", l < q as "q > l".
     void write_comparison(ExprId id, std::string& out) {
         ExprId a = pool_.children(id)[0];
         ExprId b = pool_.children(id)[1];
         Comparison c = pool_.comparison_of(id);
-        if (pool_.is_constant(a) && !pool_.is_constant(b)) {
+        const auto dynamic = [&](ExprId e) {
+            return e.index < dynamic_.size() && dynamic_[e.index] != 0;
+        };
+        if ((!dynamic(a) && dynamic(b)) ||
+            (!dynamic(a) && !dynamic(b) && pool_.is_constant(a) && !pool_.is_constant(b))) {
             std::swap(a, b);
             c = c == Comparison::lt   ? Comparison::gt
                 : c == Comparison::le ? Comparison::ge
@@ -434,6 +446,7 @@ private:
     const VariableNames& names_;
     std::vector<std::uint32_t> name_of_; // 0: printed inline; k: printed as #k
     std::vector<std::uint8_t> boolean_;  // by node id: 1 where the value is 0 or 1
+    std::vector<std::uint8_t> dynamic_;  // by node id: 1 where it depends on more than parameters
     std::vector<ExprId> named_order_;
 };
 

@@ -274,6 +274,10 @@ TEST_CASE("if-expressions print as if-then-else, and/or/not as such", "[conditio
     CHECK(str(gt(x, v.c(0.0))) == "x > 0");
     CHECK(str(le(v.c(1.0), x)) == "x >= 1");
     CHECK(str(ge(x, v.c(2.0))) == "x >= 2");
+    CHECK(str(gt(x, a)) == "x > a");
+    CHECK(str(le(a, x + y)) == "x + y >= a");
+    CHECK(str(lt(a, v.c(2.0))) == "a < 2");
+    CHECK(str(lt(v.c(2.0), a)) == "a > 2");
     CHECK(str(ne(x, y + 1.0)) == "x <> y + 1");
     CHECK(str(eq(x * a, y)) == "y == a*x");
     CHECK(str(if_then_else(lt(x, y), x, y)) == "if x < y then x else y");
