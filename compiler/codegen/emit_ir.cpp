@@ -207,6 +207,8 @@ private:
             return pool_.children(id).size();
         case Op::pow:
         case Op::call:
+        case Op::compare: // fcmp, uitofp
+        case Op::select:  // fcmp, select
             return 2;
         }
         return 1;
@@ -600,6 +602,44 @@ private:
             default:
                 return call_libm(b, libm_name(f), {x});
             }
+        }
+        case Op::compare: {
+            // numeric.hpp compare_values: ordered predicates are false for a NaN operand,
+            // `une` (unordered or not equal) makes NaN <> x true, as C's != has it.
+            llvm::Value* x = value(b, kids[0]);
+            llvm::Value* y = value(b, kids[1]);
+            llvm::Value* holds = nullptr;
+            switch (pool_.comparison_of(id)) {
+            case symbolic::Comparison::lt:
+                holds = b.CreateFCmpOLT(x, y);
+                break;
+            case symbolic::Comparison::le:
+                holds = b.CreateFCmpOLE(x, y);
+                break;
+            case symbolic::Comparison::gt:
+                holds = b.CreateFCmpOGT(x, y);
+                break;
+            case symbolic::Comparison::ge:
+                holds = b.CreateFCmpOGE(x, y);
+                break;
+            case symbolic::Comparison::eq:
+                holds = b.CreateFCmpOEQ(x, y);
+                break;
+            case symbolic::Comparison::ne:
+                holds = b.CreateFCmpUNE(x, y);
+                break;
+            }
+            return b.CreateUIToFP(holds, double_);
+        }
+        case Op::select: {
+            // Both branches are computed before the select picks one: kernels are pure, so
+            // this is only a matter of cost, but an untaken branch may be undefined where it
+            // is not taken (sqrt of a negative number, 1/0): its NaN or infinity is computed
+            // and discarded, never raised or propagated. (A branch-free kernel also keeps
+            // SLP vectorization and the sectioning above simple.) NaN as a condition counts
+            // as != 0, like numeric.hpp select_value.
+            llvm::Value* condition = b.CreateFCmpUNE(value(b, kids[0]), constant(0.0));
+            return b.CreateSelect(condition, value(b, kids[1]), value(b, kids[2]));
         }
         }
         throw CodegenError("unknown expression node");

@@ -54,23 +54,44 @@ std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots,
     const std::vector<ExprId> order = reachable_in_order(pool, roots);
     const ExprId zero = pool.zero();
     std::vector<ExprId> d(order.empty() ? 0 : order.back().index + 1, zero);
+    // The nodes whose derivative is needed: not those reached only through conditions (the
+    // operands of a comparison, a select's condition), whose derivatives would be built for
+    // nothing. Parents before children: one descending sweep.
+    std::vector<std::uint8_t> needed(d.size(), 0);
+    for (ExprId r : roots) {
+        needed[r.index] = 1;
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const Op op = pool.op(*it);
+        if (needed[it->index] == 0 || op == Op::compare) {
+            continue;
+        }
+        const auto c = pool.children(*it);
+        for (std::size_t i = op == Op::select ? 1 : 0; i < c.size(); ++i) {
+            needed[c[i].index] = 1;
+        }
+    }
     std::vector<ExprId> kids;
     std::vector<ExprId> terms;
     std::vector<ExprId> factors;
     for (ExprId id : order) {
         const Node n = pool.node(id);
-        if (n.op == Op::constant) {
+        if (n.op == Op::constant || needed[id.index] == 0) {
             continue;
         }
         if (n.op == Op::variable) {
             d[id.index] = pool.variable_of(id) == wrt ? pool.one() : zero;
             continue;
         }
+        if (n.op == Op::compare) {
+            continue; // piecewise constant: 0 (away from where it switches)
+        }
         const auto c = pool.children(id);
         kids.assign(c.begin(), c.end());
         bool any = false;
-        for (ExprId k : kids) {
-            any = any || d[k.index] != zero;
+        // A select's condition only picks a branch: the derivative is the picked branch's.
+        for (std::size_t i = n.op == Op::select ? 1 : 0; i < kids.size(); ++i) {
+            any = any || d[kids[i].index] != zero;
         }
         if (!any) {
             continue; // independent of wrt
@@ -134,8 +155,14 @@ std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots,
             }
             break;
         }
+        case Op::select:
+            // d/dx (if c then a else b) = if c then da/dx else db/dx, on either side of the
+            // switching surface (where the select itself jumps, it has no derivative).
+            d[id.index] = pool.select(kids[0], d[kids[1].index], d[kids[2].index]);
+            break;
         case Op::constant:
         case Op::variable:
+        case Op::compare:
             break;
         }
     }

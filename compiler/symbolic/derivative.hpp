@@ -9,6 +9,8 @@
 // abs' = sign, with sign(0) = 0: at the kink the derivative is the zero subgradient (the
 // mean of the one-sided derivatives), so Jacobians stay finite. sign' = 0: its derivative is
 // zero wherever it exists; the Dirac mass at 0 is not representable and is dropped.
+// Likewise a comparison's derivative is 0 and (if c then a else b)' = if c then a' else b':
+// the derivative on either side of the switching surface; the jump across it is dropped.
 #pragma once
 
 #include "symbolic/expr.hpp"

@@ -149,6 +149,12 @@ void Evaluator::evaluate(std::span<const ExprId> roots, const VariableValues& at
                                       : apply(f, value(kids[0]), value(kids[1]));
             break;
         }
+        case Op::compare:
+            result = compare_values(pool.comparison_of(id), value(kids[0]), value(kids[1]));
+            break;
+        case Op::select:
+            result = select_value(value(kids[0]), value(kids[1]), value(kids[2]));
+            break;
         }
         values_[id.index] = result;
     }

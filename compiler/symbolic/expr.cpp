@@ -59,6 +59,24 @@ unsigned function_arity(Func f) {
     return function_table[static_cast<std::size_t>(f)].arity;
 }
 
+std::string_view comparison_symbol(Comparison c) {
+    switch (c) {
+    case Comparison::lt:
+        return "<";
+    case Comparison::le:
+        return "<=";
+    case Comparison::gt:
+        return ">";
+    case Comparison::ge:
+        return ">=";
+    case Comparison::eq:
+        return "==";
+    case Comparison::ne:
+        return "<>";
+    }
+    return "?";
+}
+
 std::optional<Func> function_named(std::string_view name) {
     for (std::size_t i = 0; i < function_table.size(); ++i) {
         if (function_table[i].name == name) {
@@ -184,14 +202,18 @@ int op_rank(Op op) {
         return 1;
     case Op::call:
         return 2;
-    case Op::pow:
+    case Op::compare:
         return 3;
-    case Op::mul:
+    case Op::select:
         return 4;
-    case Op::add:
+    case Op::pow:
         return 5;
+    case Op::mul:
+        return 6;
+    case Op::add:
+        return 7;
     }
-    return 6;
+    return 8;
 }
 
 template <class T>
@@ -221,6 +243,7 @@ int compare(const ExprPool& pool, ExprId a, ExprId b) {
             }
             return three_way(na.index, nb.index);
         case Op::call:
+        case Op::compare:
             if (int c = three_way(na.tag, nb.tag)) {
                 return c;
             }

@@ -4,12 +4,19 @@
 // expressions are the same node and have the same ExprId, so equality is an integer compare
 // and a shared sub-expression is computed once by the evaluator and the code generator.
 //
-// Nodes are kept in a canonical form by the constructors add/mul/pow/call (the rules are in
-// simplify.cpp): sums and products are n-ary and flat, numeric coefficients are folded and like
-// terms collected (x + x -> 2*x, x*x -> x^2), subtraction is a + (-1)*b, division a*b^-1,
-// negation (-1)*a. A child is always created before its parent, so child ids are smaller than
-// their parent's id: ascending id order is a topological order, which every pass over the DAG
-// (evaluation, differentiation, code generation) uses instead of recursion.
+// Nodes are kept in a canonical form by the constructors add/mul/pow/call/comparison/select
+// (the rules are in simplify.cpp): sums and products are n-ary and flat, numeric coefficients
+// are folded and like terms collected (x + x -> 2*x, x*x -> x^2), subtraction is a + (-1)*b,
+// division a*b^-1, negation (-1)*a; comparisons are <, <=, == or <> (a > b is b < a), and a
+// select with a constant condition or equal branches is that branch. A child is always created
+// before its parent, so child ids are smaller than their parent's id: ascending id order is a
+// topological order, which every pass over the DAG (evaluation, differentiation, code
+// generation) uses instead of recursion.
+//
+// Conditionals (`if c then a else b`, relations, and/or/not) are compare and select nodes; a
+// condition, like a relation's value, is a number (true when != 0), so `a and b` is
+// select(a, b, 0), `a or b` select(a, 1, b) and `not a` select(a, 0, 1). A select has a value
+// wherever its branches have one; both branches are computed (see emit_ir.cpp).
 //
 // A pool is not synchronized: one thread builds at a time; any number of threads may read a
 // pool that nobody modifies (code generation of one system on several threads, say).
@@ -43,7 +50,16 @@ enum class Op : std::uint8_t {
     mul,      // n >= 2 children: [constant,] factors
     pow,      // 2 children: base, exponent
     call,     // a built-in function of 1 (or 2, atan2) arguments
+    compare,  // 2 children a, b; tag a Comparison: 1 when `a tag b` holds, else 0
+    select,   // 3 children c, a, b: a where c != 0 (NaN counts as != 0), else b
 };
+
+// The relation of a compare node, with IEEE semantics: every relation with a NaN operand is
+// false except ne. Canonical nodes use only lt, le, eq and ne: a > b is b < a and a >= b is
+// b <= a (exact, NaN included), and eq and ne have their operands in the canonical order.
+enum class Comparison : std::uint8_t { lt, le, gt, ge, eq, ne };
+inline constexpr std::size_t comparison_count = 6;
+std::string_view comparison_symbol(Comparison c); // "<", "<=", ">", ">=", "==", "<>"
 
 // What a variable leaf stands for; the index says which one (0 for time).
 enum class VarKind : std::uint8_t {
@@ -96,7 +112,8 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// One node. `tag` is a VarKind (variable) or Func (call); `index` the variable index.
+// One node. `tag` is a VarKind (variable), Func (call) or Comparison (compare); `index` the
+// variable index.
 struct Node {
     Op op = Op::constant;
     std::uint8_t tag = 0;
@@ -134,6 +151,10 @@ public:
     ExprId pow(ExprId base, ExprId exponent);
     ExprId call(Func f, ExprId argument);
     ExprId call(Func f, ExprId a, ExprId b); // atan2(a, b), pow(a, b)
+    // 1 when `a c b` holds, else 0 (a compare node, or a constant).
+    ExprId comparison(Comparison c, ExprId a, ExprId b);
+    // if condition != 0 then then_value else else_value (a select node, or a branch).
+    ExprId select(ExprId condition, ExprId then_value, ExprId else_value);
 
     // --- reading
     std::size_t size() const { return nodes_.size(); }
@@ -154,6 +175,7 @@ public:
         return {static_cast<VarKind>(n.tag), n.index};
     }
     Func func(ExprId id) const { return static_cast<Func>(node(id).tag); }
+    Comparison comparison_of(ExprId id) const { return static_cast<Comparison>(node(id).tag); }
 
     // A node with exactly these fields, created if new. No simplification: callers must pass
     // canonical operands (the constructors above do; the simplification rules use this).
@@ -180,7 +202,8 @@ private:
 // The canonical order of expressions: a total order on structure alone (not on ids, which
 // depend on the order in which things were built), so canonical forms and printed output do
 // not depend on construction order. Constants < variables (by kind, then index) < calls <
-// powers < products < sums; then lexicographic on the children. Negative, zero or positive
+// comparisons (by relation) < selects < powers < products < sums; then lexicographic on the
+// children. Negative, zero or positive
 // like strcmp. Iterative: only the first differing child pair is examined.
 int compare(const ExprPool& pool, ExprId a, ExprId b);
 
@@ -301,6 +324,42 @@ inline Expr acos(Expr a) {
 }
 inline Expr atan(Expr a) {
     return call(Func::atan, a);
+}
+
+// Relations (1 or 0) and conditionals, named rather than operators: == on Expr is identity.
+inline Expr relation(Comparison c, Expr a, Expr b) {
+    return {a.pool(), a.pool().comparison(c, a, b)};
+}
+inline Expr lt(Expr a, Expr b) {
+    return relation(Comparison::lt, a, b);
+}
+inline Expr le(Expr a, Expr b) {
+    return relation(Comparison::le, a, b);
+}
+inline Expr gt(Expr a, Expr b) {
+    return relation(Comparison::gt, a, b);
+}
+inline Expr ge(Expr a, Expr b) {
+    return relation(Comparison::ge, a, b);
+}
+inline Expr eq(Expr a, Expr b) {
+    return relation(Comparison::eq, a, b);
+}
+inline Expr ne(Expr a, Expr b) {
+    return relation(Comparison::ne, a, b);
+}
+inline Expr if_then_else(Expr condition, Expr a, Expr b) {
+    return {a.pool(), a.pool().select(condition, a, b)};
+}
+// The checker's forms of and, or, not (expr.hpp's header comment).
+inline Expr logical_and(Expr a, Expr b) {
+    return if_then_else(a, b, Expr(a.pool(), a.pool().zero()));
+}
+inline Expr logical_or(Expr a, Expr b) {
+    return if_then_else(a, Expr(a.pool(), a.pool().one()), b);
+}
+inline Expr logical_not(Expr a) {
+    return if_then_else(a, Expr(a.pool(), a.pool().zero()), Expr(a.pool(), a.pool().one()));
 }
 
 } // namespace mdl::symbolic

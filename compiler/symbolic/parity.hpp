@@ -15,6 +15,10 @@ namespace mdl::symbolic {
 // cos(-x) -> cos(x), (-x)^2 -> x^2) and of sums (sorted terms) make the common cases
 // provable: cos(theta), sin(theta)^2, sin(theta)*tan(theta), exp(theta) + exp(-theta); but
 // atan2(sin(theta), 1)*sin(theta) is even and not shown, since atan2 has no sign rule.
+// Conditionals are shown even when their condition and both branches are (if cos(theta) > 0
+// then cos(theta) else theta^2), never on the strength of one branch; if sin(theta) > 0 then
+// sin(theta) else -sin(theta) is |sin(theta)|, even, and not shown (the mirrored condition is
+// 0 < -sin(theta), a different relation).
 bool is_even_in(ExprPool& pool, std::span<const ExprId> roots, Variable v);
 bool is_even_in(ExprPool& pool, ExprId root, Variable v);
 

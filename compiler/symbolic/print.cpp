@@ -14,7 +14,23 @@ namespace {
 
 // Binding strength of what an expression prints as; a context asks for a minimum and gets
 // parentheses otherwise.
-enum Precedence : int { top = 0, sum = 1, product = 2, unary = 3, power = 4, atom = 5 };
+// Modelica's order: if-expressions bind weakest, then or, and, not, relations, sums, ...
+enum Precedence : int {
+    top = 0, // if c then a else b
+    disjunction,
+    conjunction,
+    negation,
+    relation,
+    sum,
+    product,
+    unary,
+    power,
+    atom
+};
+
+// How a select prints: and, or and not where the condition and the other branch are 0/1
+// values (the checker's forms of them), else if-then-else.
+enum class SelectForm { conditional, conjunction, disjunction, negation };
 
 std::string indexed(std::string_view stem, std::uint32_t i) {
     return std::string(stem) + "[" + std::to_string(i) + "]";
@@ -66,7 +82,16 @@ private:
         std::vector<std::uint64_t> size(n, 0);
         std::vector<std::uint64_t> depth(n, 0);
         name_of_.assign(n, 0);
+        boolean_.assign(n, 0);
+        dynamic_.assign(n, 0);
         for (ExprId id : order) {
+            boolean_[id.index] = is_boolean_node(id) ? 1 : 0;
+            if (pool_.op(id) == Op::variable) {
+                dynamic_[id.index] = pool_.variable_of(id).kind != VarKind::parameter ? 1 : 0;
+            }
+            for (ExprId c : pool_.children(id)) {
+                dynamic_[id.index] |= dynamic_[c.index];
+            }
             std::uint64_t s = 1;
             std::uint64_t d = 0;
             for (ExprId c : pool_.children(id)) {
@@ -88,6 +113,42 @@ private:
     }
 
     bool is_named(ExprId id) const { return id.index < name_of_.size() && name_of_[id.index]; }
+
+    // 0 or 1 wherever defined, from its children's entries (analyse fills them in order).
+    bool is_boolean_node(ExprId id) const {
+        switch (pool_.op(id)) {
+        case Op::constant:
+            return pool_.is_constant(id, 0.0) || pool_.is_constant(id, 1.0);
+        case Op::compare:
+            return true;
+        case Op::select:
+            return boolean_[pool_.children(id)[1].index] != 0 &&
+                   boolean_[pool_.children(id)[2].index] != 0;
+        default:
+            return false;
+        }
+    }
+
+    bool is_boolean(ExprId id) const {
+        return id.index < boolean_.size() && boolean_[id.index] != 0;
+    }
+
+    SelectForm select_form(ExprId id) const {
+        const auto kids = pool_.children(id);
+        if (!is_boolean(kids[0]) || !is_boolean(id)) {
+            return SelectForm::conditional;
+        }
+        if (pool_.is_constant(kids[2], 0.0)) {
+            return SelectForm::conjunction; // select(a, b, 0)
+        }
+        if (pool_.is_constant(kids[1], 1.0)) {
+            return SelectForm::disjunction; // select(a, 1, b)
+        }
+        if (pool_.is_constant(kids[1], 0.0) && pool_.is_constant(kids[2], 1.0)) {
+            return SelectForm::negation; // select(a, 0, 1)
+        }
+        return SelectForm::conditional;
+    }
 
     // Negative constant exponent, printed in a denominator or as 1/x^k.
     bool is_reciprocal(ExprId id) const {
@@ -119,6 +180,23 @@ private:
         }
         case Op::pow:
             return negate ? unary : is_reciprocal(id) ? product : power;
+        case Op::compare:
+            return negate ? unary : relation;
+        case Op::select:
+            if (negate) {
+                return unary;
+            }
+            switch (select_form(id)) {
+            case SelectForm::conjunction:
+                return conjunction;
+            case SelectForm::disjunction:
+                return disjunction;
+            case SelectForm::negation:
+                return negation;
+            case SelectForm::conditional:
+                return top;
+            }
+            return top;
         }
         return atom;
     }
@@ -181,9 +259,74 @@ private:
             out += ')';
             return;
         }
+        case Op::compare:
+            write_comparison(id, out);
+            return;
+        case Op::select:
+            write_select(id, out);
+            return;
         default:
             return;
         }
+    }
+
+    // "a < b", except that what does not change in a run (constants, parameters) goes to the
+    // right, as one writes it: 0 < x prints as "x > 0", l < q as "q > l".
+    void write_comparison(ExprId id, std::string& out) {
+        ExprId a = pool_.children(id)[0];
+        ExprId b = pool_.children(id)[1];
+        Comparison c = pool_.comparison_of(id);
+        const auto dynamic = [&](ExprId e) {
+            return e.index < dynamic_.size() && dynamic_[e.index] != 0;
+        };
+        if ((!dynamic(a) && dynamic(b)) ||
+            (!dynamic(a) && !dynamic(b) && pool_.is_constant(a) && !pool_.is_constant(b))) {
+            std::swap(a, b);
+            c = c == Comparison::lt   ? Comparison::gt
+                : c == Comparison::le ? Comparison::ge
+                : c == Comparison::gt ? Comparison::lt
+                : c == Comparison::ge ? Comparison::le
+                                      : c;
+        }
+        write_at(a, sum, false, out);
+        out += ' ';
+        out += comparison_symbol(c);
+        out += ' ';
+        write_at(b, sum, false, out);
+    }
+
+    void write_select(ExprId id, std::string& out) {
+        const auto kids = pool_.children(id);
+        const ExprId c = kids[0], a = kids[1], b = kids[2];
+        switch (select_form(id)) {
+        case SelectForm::conjunction:
+            write_at(c, conjunction, false, out);
+            out += " and ";
+            write_at(a, conjunction, false, out);
+            return;
+        case SelectForm::disjunction:
+            write_at(c, disjunction, false, out);
+            out += " or ";
+            write_at(b, disjunction, false, out);
+            return;
+        case SelectForm::negation:
+            out += "not ";
+            write_at(c, negation, false, out);
+            return;
+        case SelectForm::conditional:
+            break;
+        }
+        out += "if ";
+        if (is_boolean(c)) {
+            write_at(c, disjunction, false, out);
+        } else {
+            write_at(c, sum, false, out); // a number as a condition: true where != 0
+            out += " <> 0";
+        }
+        out += " then ";
+        write_at(a, disjunction, false, out);
+        out += " else ";
+        write_at(b, top, false, out);
     }
 
     // Terms in canonical order, those with a plus sign first, then the subtracted ones, then
@@ -302,6 +445,8 @@ private:
     const ExprPool& pool_;
     const VariableNames& names_;
     std::vector<std::uint32_t> name_of_; // 0: printed inline; k: printed as #k
+    std::vector<std::uint8_t> boolean_;  // by node id: 1 where the value is 0 or 1
+    std::vector<std::uint8_t> dynamic_;  // by node id: 1 where it depends on more than parameters
     std::vector<ExprId> named_order_;
 };
 

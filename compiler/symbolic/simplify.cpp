@@ -102,8 +102,37 @@ SignClass sign_class(const ExprPool& pool, ExprId e, int& budget) {
             return SignClass::unknown;
         }
     }
+    case Op::compare:
+        return SignClass::nonnegative; // 0 or 1
+    case Op::select: {
+        // One of the branches: what both are.
+        const SignClass a = sign_class(pool, pool.children(e)[1], budget);
+        if (a == SignClass::unknown) {
+            return SignClass::unknown;
+        }
+        return std::min(a, sign_class(pool, pool.children(e)[2], budget));
+    }
     }
     return SignClass::unknown;
+}
+
+// True when e is 0 or 1 wherever it is defined: a comparison, the constants 0 and 1, and
+// selects between such.
+bool is_boolean(const ExprPool& pool, ExprId e, int& budget) {
+    if (--budget < 0) {
+        return false;
+    }
+    switch (pool.op(e)) {
+    case Op::constant:
+        return pool.constant_value(e) == 0.0 || pool.constant_value(e) == 1.0;
+    case Op::compare:
+        return true;
+    case Op::select:
+        return is_boolean(pool, pool.children(e)[1], budget) &&
+               is_boolean(pool, pool.children(e)[2], budget);
+    default:
+        return false;
+    }
 }
 
 [[noreturn]] void wrong_arity(Func f, unsigned given) {
@@ -723,6 +752,76 @@ ExprId ExprPool::call(Func f, ExprId a, ExprId b) {
     return intern(Op::call, static_cast<std::uint8_t>(f), 0, 0.0, kids);
 }
 
+// --- conditionals
+
+ExprId ExprPool::comparison(Comparison c, ExprId a, ExprId b) {
+    if (is_constant(a) && is_constant(b)) {
+        return constant(compare_values(c, constant_value(a), constant_value(b)));
+    }
+    // a > b is b < a and a >= b is b <= a, also for NaN (both false); = and <> are symmetric.
+    if (c == Comparison::gt || c == Comparison::ge) {
+        c = c == Comparison::gt ? Comparison::lt : Comparison::le;
+        std::swap(a, b);
+    } else if ((c == Comparison::eq || c == Comparison::ne) && symbolic::compare(*this, b, a) < 0) {
+        std::swap(a, b);
+    }
+    if (a == b) {
+        // x < x is false for every x. x <= x and x == x are true, x <> x false, except where x
+        // is NaN: the extension by continuity of x - x -> 0 (the soundness policy).
+        return c == Comparison::lt || c == Comparison::ne ? zero_ : one_;
+    }
+    const ExprId kids[] = {a, b};
+    return intern(Op::compare, static_cast<std::uint8_t>(c), 0, 0.0, kids);
+}
+
+ExprId ExprPool::select(ExprId condition, ExprId then_value, ExprId else_value) {
+    if (is_constant(condition)) {
+        return constant_value(condition) != 0.0 ? then_value : else_value; // NaN is != 0
+    }
+    const Node cn = node(condition);
+    if (cn.op == Op::compare && static_cast<Comparison>(cn.tag) == Comparison::ne &&
+        is_constant(children(condition)[0], 0.0)) {
+        // `x <> 0` as a condition is x itself (NaN <> 0 holds, and NaN counts as != 0).
+        return select(children(condition)[1], then_value, else_value);
+    }
+    if (cn.op == Op::select) {
+        const ExprId inner = children(condition)[0];
+        const ExprId k1 = children(condition)[1];
+        const ExprId k2 = children(condition)[2];
+        if (is_constant(k1) && is_constant(k2)) {
+            // A condition with constant branches picks a branch: select(not d, a, b) is
+            // select(d, b, a).
+            return select(inner, constant_value(k1) != 0.0 ? then_value : else_value,
+                          constant_value(k2) != 0.0 ? then_value : else_value);
+        }
+    }
+    // Under a condition its own value is known: select(c, select(c, x, y), b) is select(c, x, b).
+    if (op(then_value) == Op::select && children(then_value)[0] == condition) {
+        then_value = children(then_value)[1];
+    }
+    if (op(else_value) == Op::select && children(else_value)[0] == condition) {
+        else_value = children(else_value)[2];
+    }
+    int budget = sign_visit_budget;
+    if (is_boolean(*this, condition, budget)) {
+        // A 0/1 condition is 1 where it holds and 0 where not: `c and c` is `c and 1`.
+        if (then_value == condition) {
+            then_value = one_;
+        }
+        if (else_value == condition) {
+            else_value = zero_;
+        }
+        if (is_constant(then_value, 1.0) && is_constant(else_value, 0.0)) {
+            return condition; // `c and 1`, `c or 0`: the condition is its own value
+        }
+    }
+    if (then_value == else_value) {
+        return then_value;
+    }
+    const ExprId kids[] = {condition, then_value, else_value};
+    return intern(Op::select, 0, 0, 0.0, kids);
+}
+
 // --- rebuilding
 
 ExprId rebuild(ExprPool& pool, ExprId original, std::span<const ExprId> new_children) {
@@ -742,6 +841,10 @@ ExprId rebuild(ExprPool& pool, ExprId original, std::span<const ExprId> new_chil
         return new_children.size() == 1 ? pool.call(f, new_children[0])
                                         : pool.call(f, new_children[0], new_children[1]);
     }
+    case Op::compare:
+        return pool.comparison(static_cast<Comparison>(n.tag), new_children[0], new_children[1]);
+    case Op::select:
+        return pool.select(new_children[0], new_children[1], new_children[2]);
     }
     return original;
 }

@@ -1,5 +1,5 @@
-// The simplification rules behind ExprPool's constructors (add, mul, pow, call), and the
-// small facts about expressions those rules rely on.
+// The simplification rules behind ExprPool's constructors (add, mul, pow, call, comparison,
+// select), and the small facts about expressions those rules rely on.
 //
 // Soundness policy (real numbers): a rewrite may only replace f by g when g(x) == f(x) at
 // every point where f is defined and finite. Rewrites that are only valid on part of the
@@ -22,6 +22,12 @@
 //   half-integer powers are integer powers of a square root: x^1.5 -> sqrt(x)^3.
 //   odd and even functions take sign-normalized arguments: cos(-x) -> cos(x),
 //        sin(-x) -> -sin(x) (see is_negative_form).
+//   compare: a relation lt, le, eq or ne of two operands that are not both constants (a > b is
+//        b < a, a >= b is b <= a; eq and ne have their operands in the canonical order), never
+//        of an operand with itself (x < x -> 0, x <= x -> 1, ...).
+//   select: a condition that is not a constant, not `x <> 0` (that is x), not a select with
+//        constant branches (select(not d, a, b) is select(d, b, a)); distinct branches, neither
+//        a select on the same condition; not select(c, 1, 0) for a 0/1-valued c (that is c).
 #pragma once
 
 #include "symbolic/expr.hpp"

@@ -182,6 +182,30 @@ end S;)",
     CHECK_FALSE(odd.force_even_in_phase(0));
 }
 
+TEST_CASE("a square-wave vibration is even in its phase only when it is") {
+    // if cos(theta) > 0 then A else -A is even in theta; the same with sin is odd (and the
+    // parity proof must not be fooled by both branches being even).
+    const auto square = [](const std::string& wave) {
+        return mdl::compile(R"(model Square
+  parameter Real w = 10, A = 2;
+  vibration a(theta = w*time) = if )" +
+                                wave +
+                                R"((theta) > 0 then A else -A;
+  coordinate q;
+equation
+  der(der(q)) = a*q - q^3;
+end Square;)",
+                            "square.mdl");
+    };
+    mdl::CompiledModel even = square("cos");
+    CHECK(even.force_even_in_phase(0));
+    CHECK(even.force_even_in_all_phases());
+    CHECK(even.symbolic_text().find("if cos(theta_a) > 0 then") != std::string::npos);
+    mdl::CompiledModel odd = square("sin");
+    CHECK_FALSE(odd.force_even_in_phase(0));
+    CHECK_FALSE(odd.force_even_in_all_phases());
+}
+
 TEST_CASE("the derived equations print in the model's own names") {
     mdl::CompileOptions options;
     options.keep_ir = true;

@@ -52,6 +52,24 @@ TEST_CASE("a model with a potential gets an energy column, conserved by Verlet")
     }
 }
 
+TEST_CASE("a one-sided wall written as an if-expression bounces the mass as it should") {
+    // tests/cli/models/wall.mdl: x = 2 t until the wall at x = 1, half a period pi/sqrt(kw/m)
+    // in it, then back at v = -2, so x(1) = 2 pi/sqrt(kw) for m = 1.
+    const std::string wall = std::string(MDL_SOURCE_DIR) + "/tests/cli/models/wall.mdl";
+    for (double kw : {1000.0, 4000.0}) {
+        std::string out = temp_csv("wall");
+        Result r = mdl("run " + wall + " -p kw=" + std::to_string(kw) + " -q -o " + out);
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CsvNumbers csv(out);
+        const auto& last = csv.rows.back();
+        CHECK(last[0] == Approx(1.0));
+        // dopri5 at tolerance 1e-10 steps across the kink with an error of about 1e-7.
+        CHECK(std::fabs(last[1] - 2.0 * M_PI / std::sqrt(kw)) < 1e-6);
+        CHECK(std::fabs(last[2] + 2.0) < 1e-6);
+    }
+}
+
 TEST_CASE("a -p override changes a parameter without recompiling the model") {
     std::string out = temp_csv("harmonic_k2");
     Result r = mdl("run " + model("harmonic_oscillator.mdl") +

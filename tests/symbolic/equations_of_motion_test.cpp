@@ -268,3 +268,53 @@ end Offset;)"));
     double r = std::hypot(1.5, 2.0);
     CHECK(s.eval(Kernel::force)[0] == Approx(-5 * (r - 1) * 1.5 / r).epsilon(1e-14));
 }
+
+TEST_CASE("if-expressions with elseif, and, or, not: the force and its Jacobians by branch") {
+    At s(checked(R"(model Piecewise
+  parameter Real k1 = 3, k2 = 0.5, c = 0.25;
+  coordinate q(start = 0);
+equation
+  der(der(q)) = if q > 0 and not der(q) < 0 then -k1*q - c*der(q)
+                elseif q > 0 or der(q) > c then -k2*q
+                else -k1*q^3;
+end Piecewise;)"));
+    const double k1 = 3, k2 = 0.5, c = 0.25;
+    // (q, v) in each branch, on and near the switching surfaces q = 0, v = 0, v = c.
+    const double points[][2] = {{0.5, 0.0},  {0.5, 1.0},   {1e-9, 2.0},  {0.5, -1e-9},
+                                {0.5, -1.0}, {-0.5, 0.3},  {-0.5, 0.25}, {-0.5, 0.2},
+                                {0.0, 0.0},  {-1.5, -2.0}, {-1e-9, 0.0}, {0.0, 0.5}};
+    for (const auto& [q, v] : points) {
+        s.q = {q};
+        s.v = {v};
+        double f = 0, dq = 0, dv = 0;
+        if (q > 0 && !(v < 0)) {
+            f = -k1 * q - c * v, dq = -k1, dv = -c;
+        } else if (q > 0 || v > c) {
+            f = -k2 * q, dq = -k2;
+        } else {
+            f = -k1 * q * q * q, dq = -3 * k1 * q * q;
+        }
+        INFO("q = " << q << ", v = " << v);
+        CHECK(s.eval(Kernel::force)[0] == Approx(f).epsilon(1e-15).margin(1e-300));
+        CHECK(s.eval(Kernel::force_dq)[0] == Approx(dq).epsilon(1e-15));
+        CHECK(s.eval(Kernel::force_dv)[0] == dv);
+    }
+    CHECK(s.system.velocity_dependent);
+}
+
+TEST_CASE("a potential with an if-expression: a one-sided wall and its force") {
+    At s(checked(R"(model Wall
+  parameter Real kw = 1000, xw = 1;
+  body b(m = 2, x(start = 0));
+  potential wall = if b.x > xw then kw/2*(b.x - xw)^2 else 0;
+end Wall;)"));
+    for (double x : {-1.0, 0.5, 1.0, 1.0 + 1e-12, 1.25, 3.0}) {
+        s.q = {x};
+        const double inside = x > 1 ? x - 1 : 0.0;
+        INFO("x = " << x);
+        CHECK(s.eval(Kernel::potential)[0] == Approx(500 * inside * inside).epsilon(1e-15));
+        CHECK(s.eval(Kernel::force)[0] == Approx(-1000 * inside).epsilon(1e-15));
+        CHECK(s.eval(Kernel::force_dq)[0] == (x > 1 ? -1000.0 : 0.0));
+    }
+    CHECK_FALSE(s.system.velocity_dependent);
+}
