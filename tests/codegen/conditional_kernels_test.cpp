@@ -506,3 +506,35 @@ TEST_CASE("a piecewise oscillator with and/or/not: kernels against the hand form
     CHECK(branch_counts[1] > 30);
     CHECK(branch_counts[2] > 30);
 }
+
+TEST_CASE("systems that differ only in a relation do not share cached machine code",
+          "[codegen][conditional][object_cache]") {
+    const auto build = [](symbolic::Comparison c) {
+        symbolic::System s({1, 0, 0, 0, 1});
+        s.outputs(Kernel::mass) = {s.pool().one()};
+        s.outputs(Kernel::force) = {if_then_else(relation(c, s.position(0), s.parameter(0)),
+                                                 s.position(0), s.parameter(0) * 3.0)};
+        symbolic::derive_kernels(s);
+        return s;
+    };
+    test::Point at;
+    at.q = {2.0};
+    at.v = {0.0};
+    at.p = {2.0}; // on the switching point q = p: < and <> are false there, <= true
+    const symbolic::System lt = build(symbolic::Comparison::lt);
+    const symbolic::System le = build(symbolic::Comparison::le);
+    const symbolic::System ne = build(symbolic::Comparison::ne);
+    const auto lt_kernels = CompiledKernels::compile(lt);
+    const auto le_kernels = CompiledKernels::compile(le);
+    const auto ne_kernels = CompiledKernels::compile(ne);
+    CHECK(test::run(lt_kernels.kernels().force, 1, at)[0] == 6.0);
+    CHECK(test::run(le_kernels.kernels().force, 1, at)[0] == 2.0);
+    CHECK(test::run(ne_kernels.kernels().force, 1, at)[0] == 6.0);
+    CHECK_FALSE(le_kernels.timings().from_cache);
+    CHECK_FALSE(ne_kernels.timings().from_cache);
+    // Compiled again: the cache hands back each one's own code.
+    const auto le_again = CompiledKernels::compile(le);
+    CHECK(le_again.timings().from_cache);
+    CHECK(test::run(le_again.kernels().force, 1, at)[0] == 2.0);
+    CHECK(test::run(CompiledKernels::compile(lt).kernels().force, 1, at)[0] == 6.0);
+}
