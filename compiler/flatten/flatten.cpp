@@ -766,7 +766,22 @@ private:
         out.text = m.text;
         out.nested = m.nested;
         if (m.value) {
-            auto v = rename(*m.value, s, env);
+            // An array declaration's modifier is an array ({...}, a comprehension or the name
+            // of an array) unless `each` gives every element the value.
+            const ast::NameRef* r = m.value->as<ast::NameRef>();
+            bool names_array = array && !m.each && r && r->parts.size() == 1 &&
+                               !r->subscripted() && s.decls.count(r->parts[0].text) &&
+                               s.decls.at(r->parts[0].text).array;
+            ast::ExprPtr v;
+            if (names_array) {
+                auto elements = elements_of(*m.value, s, env);
+                if (!elements) {
+                    return std::nullopt;
+                }
+                v = make(s.map(m.value->range), ast::VectorLiteral{std::move(*elements), nullptr});
+            } else {
+                v = rename(*m.value, s, env);
+            }
             if (!v) {
                 return std::nullopt;
             }

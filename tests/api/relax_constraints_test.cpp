@@ -55,18 +55,18 @@ TEST_CASE("relaxed constraints: the hand-derived stiff force of the pendulum cha
     options.relax_constraints = omega;
     mdl::CompiledModel model = mdl::compile_file(model_path("pendulum_chain.mdl"), options);
     const std::array<double, 3> m = {2.0, 0.5, 1.5};
-    model.set_parameter("m1", m[0]);
-    model.set_parameter("m2", m[1]);
-    model.set_parameter("m3", m[2]);
-    model.set_parameter("l2", 0.8);
+    model.set_parameter("m[1]", m[0]);
+    model.set_parameter("m[2]", m[1]);
+    model.set_parameter("m[3]", m[2]);
+    model.set_parameter("l[2]", 0.8);
 
     CHECK(model.sizes().constraints == 0);
     CHECK(model.constraint_names().empty());
     CHECK(model.kernels().n_constraints == 0);
     REQUIRE(model.potential());
-    REQUIRE(model.sizes().positions == 6); // p1.x p1.y p2.x p2.y p3.x p3.y
-    REQUIRE(model.position_names()[0] == "p1.x");
-    REQUIRE(model.position_names()[5] == "p3.y");
+    REQUIRE(model.sizes().positions == 6); // p[1].x p[1].y ... p[3].y
+    REQUIRE(model.position_names()[0] == "p[1].x");
+    REQUIRE(model.position_names()[5] == "p[3].y");
 
     const std::vector<Rod> rods = {{-1, 0, 1.0}, {0, 1, 0.8}, {1, 2, 1.0}};
     std::mt19937_64 rng(7);

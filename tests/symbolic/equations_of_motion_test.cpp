@@ -1,6 +1,7 @@
 // The equations of motion derived from every shipped model, evaluated by the reference
 // evaluator, against formulas derived by hand from the model text (and the papers).
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
 #include "symbolic/evaluate.hpp"
@@ -17,11 +18,7 @@ namespace {
 check::CheckedModel checked(const std::string& text, const std::string& name = "test.mdl") {
     source::SourceFile file(name, text);
     source::Diagnostics diagnostics(file);
-    auto ast = parse::parse_model(file, diagnostics);
-    std::optional<check::CheckedModel> model;
-    if (ast) {
-        model = check::check_model(*ast, diagnostics);
-    }
+    std::optional<check::CheckedModel> model = check::check_file(file, diagnostics);
     if (!model) {
         throw std::runtime_error(diagnostics.render());
     }
