@@ -7,6 +7,7 @@
 #include "bench.hpp"
 
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "codegen/compiled_kernels.hpp"
 #include "mdl/compiled_model.hpp"
 #include "parse/parser.hpp"
@@ -45,11 +46,7 @@ StageTimes run_pipeline(const ModelSource& model, Pipeline& out, std::size_t thr
     const auto start = Clock::now();
     source::SourceFile file{model.path, model.text};
     source::Diagnostics diagnostics(file);
-    auto ast = parse::parse_model(file, diagnostics);
-    std::optional<check::CheckedModel> checked;
-    if (ast) {
-        checked = check::check_model(*ast, diagnostics);
-    }
+    std::optional<check::CheckedModel> checked = check::check_file(file, diagnostics);
     if (!checked) {
         throw std::runtime_error(diagnostics.render());
     }

@@ -5,6 +5,7 @@
 #include "handwritten.hpp"
 
 #include "check/checker.hpp"
+#include "check/front_end.hpp"
 #include "mdl/compiled_model.hpp"
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
@@ -95,11 +96,7 @@ std::unique_ptr<ModelFixture> make_fixture(const std::string& stem,
                         fmt::join(parameter_names, ", "), fmt::join(position_names, ", ")));
     }
     source::Diagnostics diagnostics(file);
-    auto ast = parse::parse_model(file, diagnostics);
-    std::optional<check::CheckedModel> checked;
-    if (ast) {
-        checked = check::check_model(*ast, diagnostics);
-    }
+    std::optional<check::CheckedModel> checked = check::check_file(file, diagnostics);
     if (!checked) {
         throw std::runtime_error(diagnostics.render());
     }

@@ -1,6 +1,7 @@
 // mdl compile FILE.mdl [--emit-symbolic] [--emit-llvm] [--timings] [-O N] [--fast-math]:
 // compile a model to native kernels and show what was derived or generated.
 #include "commands.hpp"
+#include "simulation.hpp"
 #include "mdl/compiled_model.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +17,8 @@ struct CompileCommandOptions {
     bool timings = false;
     int opt_level = 2;
     bool fast_math = false;
+    std::vector<std::string> parameters; // name=value: Integer parameters
+    std::vector<std::string> library_paths;
 };
 } // namespace
 
@@ -32,8 +35,16 @@ std::function<int()> add_compile_command(CLI::App& app) {
         ->check(CLI::Range(0, 3));
     cmd->add_flag("--fast-math", o->fast_math,
                   "Allow reassociation and FMA contraction (results may differ in the last bits)");
+    cmd->add_option("-p,--parameter", o->parameters,
+                    "Set an Integer parameter (array size, loop bound): -p n=200");
+    cmd->add_option("--library", o->library_paths,
+                    "A folder of component models, searched after the model's own folder");
     return [o]() {
         CompileOptions options;
+        options.library_paths = o->library_paths;
+        for (const auto& p : o->parameters) {
+            options.structural_parameters.push_back(parse_assignment(p));
+        }
         options.opt_level = o->opt_level;
         options.fast_math = o->fast_math;
         options.keep_ir = o->emit_llvm;

@@ -765,44 +765,20 @@ private:
         out.range = s.map(m.range);
         out.text = m.text;
         out.nested = m.nested;
-        if (m.value) {
+        if (m.value && array && !m.each) {
             // An array declaration's modifier is an array ({...}, a comprehension or the name
-            // of an array) unless `each` gives every element the value.
-            const ast::NameRef* r = m.value->as<ast::NameRef>();
-            bool names_array = array && !m.each && r && r->parts.size() == 1 &&
-                               !r->subscripted() && s.decls.count(r->parts[0].text) &&
-                               s.decls.at(r->parts[0].text).array;
-            ast::ExprPtr v;
-            if (names_array) {
-                auto elements = elements_of(*m.value, s, env);
-                if (!elements) {
-                    return std::nullopt;
-                }
-                v = make(s.map(m.value->range), ast::VectorLiteral{std::move(*elements), nullptr});
-            } else {
-                v = rename(*m.value, s, env);
-            }
-            if (!v) {
+            // of an array) unless `each` gives every element the value. It is expanded once
+            // per declaration, not once per element.
+            const std::vector<ast::ExprPtr>* values = array_values(m, s, env, size);
+            if (!values) {
                 return std::nullopt;
             }
-            if (array && !m.each) {
-                auto* vec = std::get_if<ast::VectorLiteral>(&v->node);
-                if (!vec) {
-                    d_.error(out.range,
-                             fmt::format("modifier '{}' of an array of {} needs 'each' to give "
-                                         "every element the same value, or an array of {} values",
-                                         m.name.text, size, size));
-                    return std::nullopt;
-                }
-                if (static_cast<long long>(vec->elements.size()) != size) {
-                    d_.error(v->range, fmt::format("modifier '{}' gives {} values for an array "
-                                                   "of {}",
-                                                   m.name.text, vec->elements.size(), size));
-                    return std::nullopt;
-                }
-                v = std::move(vec->elements[static_cast<std::size_t>(index - 1)]);
+            out.value = clone(*(*values)[static_cast<std::size_t>(index - 1)]);
+        } else if (m.value) {
+            out.value = rename(*m.value, s, env);
+            if (!out.value) {
+                return std::nullopt;
             }
-            out.value = std::move(v);
         }
         for (const auto& child : m.children) {
             auto c = element_of(child, s, env, index, array && !m.each, size);
@@ -812,6 +788,45 @@ private:
             out.children.push_back(std::move(*c));
         }
         return out;
+    }
+
+    // The elements of an array modifier's value, computed once per modifier, scope and loop
+    // iteration; null after an error.
+    const std::vector<ast::ExprPtr>* array_values(const ast::Modifier& m, Scope& s, const Env& env,
+                                                  long long size) {
+        std::string key = fmt::format("{}/{}", static_cast<const void*>(&m),
+                                      static_cast<const void*>(&s));
+        for (const auto& [n, v] : env) {
+            key += fmt::format("/{}", v);
+        }
+        if (auto it = array_values_.find(key); it != array_values_.end()) {
+            return it->second ? &*it->second : nullptr;
+        }
+        auto& slot = array_values_[key];
+        const ast::Expr& value = *m.value;
+        const ast::NameRef* r = value.as<ast::NameRef>();
+        bool is_array = value.as<ast::VectorLiteral>() ||
+                        (r && r->parts.size() == 1 && !r->subscripted() &&
+                         s.decls.count(r->parts[0].text) && s.decls.at(r->parts[0].text).array);
+        if (!is_array) {
+            d_.error(s.map(m.range),
+                     fmt::format("modifier '{}' of an array of {} needs 'each' to give every "
+                                 "element the same value, or an array of {} values",
+                                 m.name.text, size, size));
+            return nullptr;
+        }
+        auto elements = elements_of(value, s, env);
+        if (!elements) {
+            return nullptr;
+        }
+        if (static_cast<long long>(elements->size()) != size) {
+            d_.error(s.map(value.range), fmt::format("modifier '{}' gives {} values for an array "
+                                                     "of {}",
+                                                     m.name.text, elements->size(), size));
+            return nullptr;
+        }
+        slot = std::move(*elements);
+        return &*slot;
     }
 
     // ---- Renaming expressions into the flat model ------------------------------------------
@@ -1472,6 +1487,7 @@ private:
     std::vector<std::unique_ptr<Scope>> scopes_;
     FlatModel out_;
     std::set<std::string> applied_;
+    std::map<std::string, std::optional<std::vector<ast::ExprPtr>>> array_values_;
     long long elements_ = 0;
     bool over_budget_ = false;
 };
