@@ -1,8 +1,8 @@
 // mdl compile FILE.mdl [--emit-symbolic] [--emit-llvm] [--timings] [-O N] [--fast-math]:
 // compile a model to native kernels and show what was derived or generated.
 #include "commands.hpp"
-#include "simulation.hpp"
 #include "mdl/compiled_model.hpp"
+#include "simulation.hpp"
 
 #include <fmt/format.h>
 #include <iostream>

@@ -53,6 +53,33 @@ mdl_model* mdl_compile_string(const char* source, const char* name, char** error
     return guarded([&] { return mdl::compile(source, name ? name : "<model>"); }, error);
 }
 
+namespace {
+mdl::CompileOptions options_of(const mdl_compile_options* o) {
+    mdl::CompileOptions out;
+    if (o == nullptr) {
+        return out;
+    }
+    for (size_t i = 0; i < o->n_structural; ++i) {
+        out.structural_parameters.emplace_back(o->structural_names[i], o->structural_values[i]);
+    }
+    for (size_t i = 0; i < o->n_library_paths; ++i) {
+        out.library_paths.emplace_back(o->library_paths[i]);
+    }
+    return out;
+}
+} // namespace
+
+mdl_model* mdl_compile_file_with(const char* path, const mdl_compile_options* options,
+                                 char** error) {
+    return guarded([&] { return mdl::compile_file(path, options_of(options)); }, error);
+}
+
+mdl_model* mdl_compile_string_with(const char* source, const char* name,
+                                   const mdl_compile_options* options, char** error) {
+    return guarded(
+        [&] { return mdl::compile(source, name ? name : "<model>", options_of(options)); }, error);
+}
+
 void mdl_free(mdl_model* model) {
     delete model;
 }

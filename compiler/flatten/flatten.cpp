@@ -794,8 +794,8 @@ private:
     // iteration; null after an error.
     const std::vector<ast::ExprPtr>* array_values(const ast::Modifier& m, Scope& s, const Env& env,
                                                   long long size) {
-        std::string key = fmt::format("{}/{}", static_cast<const void*>(&m),
-                                      static_cast<const void*>(&s));
+        std::string key =
+            fmt::format("{}/{}", static_cast<const void*>(&m), static_cast<const void*>(&s));
         for (const auto& [n, v] : env) {
             key += fmt::format("/{}", v);
         }

@@ -30,6 +30,22 @@ typedef struct mdl_model mdl_model;
  * the clang-style diagnostics in *error. */
 mdl_model* mdl_compile_file(const char* path, char** error);
 mdl_model* mdl_compile_string(const char* source, const char* name, char** error);
+/* Compile options. Integer parameters (array sizes, loop bounds) fix a model's structure, so
+ * their values are given when compiling: n_structural names and values (names of other
+ * parameters are ignored here; set them with mdl_set_parameter). library_paths: n_library_paths
+ * folders searched for component models after the model file's own folder and its lib/. Any
+ * pointer may be NULL when its count is 0. */
+typedef struct mdl_compile_options {
+    const char* const* structural_names;
+    const double* structural_values;
+    size_t n_structural;
+    const char* const* library_paths;
+    size_t n_library_paths;
+} mdl_compile_options;
+mdl_model* mdl_compile_file_with(const char* path, const mdl_compile_options* options,
+                                 char** error);
+mdl_model* mdl_compile_string_with(const char* source, const char* name,
+                                   const mdl_compile_options* options, char** error);
 void mdl_free(mdl_model* model);
 void mdl_free_string(char* text);
 
