@@ -125,7 +125,36 @@ CompileTimes compile_once(const std::string& path) {
     return {total, t.frontend_ms, t.symbolic_ms, t.codegen_ms};
 }
 
+// Compile time against model size: models/hanging_chain.mdl with n = 10, 100, 1000 masses
+// (2n positions), the array chain.
+void register_compile_size_benchmarks() {
+    static std::vector<ModelSource> sizes;
+    for (const ModelSource& m : shipped_models()) {
+        if (m.stem != "hanging_chain") {
+            continue;
+        }
+        const std::string marker = "parameter Integer n = 10";
+        for (int n : {10, 100, 1000}) {
+            std::string text = m.text;
+            auto at = text.find(marker);
+            if (at == std::string::npos) {
+                throw std::runtime_error("hanging_chain.mdl: no '" + marker + "'");
+            }
+            text.replace(at, marker.size(), "parameter Integer n = " + std::to_string(n));
+            sizes.push_back({"n" + std::to_string(n), m.path, text});
+        }
+    }
+    for (const ModelSource& model : sizes) {
+        benchmark::RegisterBenchmark(("compile_size/" + model.stem).c_str(),
+                                     [&model](benchmark::State& s) { compile_warm(s, model, 0); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(1);
+    }
+}
+
 void register_compile_benchmarks(const std::vector<ModelSource>& models) {
+    register_compile_size_benchmarks();
     for (const ModelSource& model : models) {
         benchmark::RegisterBenchmark(("compile/" + model.stem).c_str(),
                                      [&model](benchmark::State& s) { compile_warm(s, model, 0); })

@@ -101,6 +101,33 @@ std::string compile_table(const Results& results, const ColdCompiles& cold,
     return out;
 }
 
+// Compile time against size: compile_size/n<N> (models/hanging_chain.mdl, 2N positions).
+std::string compile_size_table(const Results& results) {
+    std::string out = "| masses n | positions | total [ms] | front end | symbolic | codegen |\n"
+                      "|--:|--:|--:|--:|--:|--:|\n";
+    std::vector<std::pair<int, double>> totals;
+    for (int n : {10, 100, 1000}) {
+        const Measurement* m = find_result(results, "compile_size/n" + std::to_string(n));
+        if (m == nullptr) {
+            continue;
+        }
+        const double total = m->real_ns / 1e6;
+        totals.emplace_back(n, total);
+        out += fmt::format("| {} | {} | **{}** | {} | {} | {} |\n", n, 2 * n, ms(total),
+                           ms(counter(*m, "frontend_ms")), ms(counter(*m, "symbolic_ms")),
+                           ms(counter(*m, "codegen_ms")));
+    }
+    if (totals.empty()) {
+        return "";
+    }
+    if (totals.size() == 3) {
+        out += fmt::format("\nFrom n = 100 to n = 1000 the compile time grows {:.1f}x (10x more "
+                           "masses; the performance issue's target is at most 12x).\n",
+                           totals[2].second / totals[1].second);
+    }
+    return out;
+}
+
 std::string kernel_table(const Results& results) {
     std::string out;
     std::size_t rows = 0, met = 0;
@@ -265,6 +292,13 @@ std::string summary_markdown(const Results& results, const ColdCompiles& cold,
     const std::string compile = compile_table(results, cold, models);
     if (!compile.empty()) {
         out += "### Compile latency per shipped model\n\n" + compile + "\n";
+    }
+    const std::string sizes = compile_size_table(results);
+    if (!sizes.empty()) {
+        out += "### Compile time against model size (the array chain)\n\n"
+               "`models/hanging_chain.mdl` (arrays, a for-loop, an if-expression in a "
+               "reduction) with n masses, warm, one compilation per repetition.\n\n" +
+               sizes + "\n";
     }
     const std::string kernels = kernel_table(results);
     if (!kernels.empty()) {
