@@ -24,6 +24,8 @@ const char* to_string(ComponentKind kind) {
         return "vibration";
     case ComponentKind::real:
         return "Real";
+    case ComponentKind::kinetic:
+        return "kinetic";
     }
     return "component";
 }

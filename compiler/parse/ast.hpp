@@ -87,7 +87,8 @@ enum class ComponentKind {
     force,
     gravity,
     vibration,
-    real
+    real,
+    kinetic
 };
 const char* to_string(ComponentKind kind);
 
