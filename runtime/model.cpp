@@ -64,7 +64,10 @@ Model::Model(const mdl_kernels& kernels, std::vector<double> parameters, ModelNa
 }
 
 bool Model::conservative() const {
-    return has_potential() && !velocity_dependent() && !time_dependent() && vibrations() == 0 &&
+    // With M(q) the force depends on v through Lagrange's velocity terms, which do no work.
+    const bool dissipative =
+        mass_constant_diagonal() ? velocity_dependent() : kernels_.applied_velocity_dependent != 0;
+    return has_potential() && !dissipative && !time_dependent() && vibrations() == 0 &&
            states() == 0;
 }
 

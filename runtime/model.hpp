@@ -44,7 +44,8 @@ public:
         return kernels_.force_dq != nullptr && kernels_.force_dv != nullptr;
     }
     // Kinetic plus potential energy is conserved: a potential exists and nothing else acts
-    // (no velocity or explicit time dependence, no vibration, no first-order states).
+    // (no velocity or explicit time dependence, no vibration, no first-order states; the
+    // velocity terms of a kinetic energy with M(q) do no work and do not count).
     bool conservative() const;
 
     const mdl_kernels& kernels() const { return kernels_; }

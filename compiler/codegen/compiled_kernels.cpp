@@ -230,6 +230,7 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     table.time_dependent = system.time_dependent ? 1 : 0;
     table.mass_depends_on_positions = system.mass_depends_on_positions ? 1 : 0;
     table.mass_coupled = system.mass_coupled ? 1 : 0;
+    table.applied_velocity_dependent = system.applied_velocity_dependent ? 1 : 0;
     timings.link_ms = milliseconds_since(stage);
     timings.total_ms = milliseconds_since(start);
     return CompiledKernels(std::move(state));

@@ -64,9 +64,12 @@ typedef struct mdl_kernels {
 
     /* Appended for configuration-dependent inertia (kinetic energy declarations). A table
      * with mass_matrix null and both flags 0 means M = diag(mass). */
-    mdl_kernel mass_matrix;        /* out[n*n]: M(q, p), symmetric positive definite */
-    int mass_depends_on_positions; /* nonzero when M depends on q */
-    int mass_coupled;              /* nonzero when M has off-diagonal entries */
+    mdl_kernel mass_matrix;         /* out[n*n]: M(q, p), symmetric positive definite */
+    int mass_depends_on_positions;  /* nonzero when M depends on q */
+    int mass_coupled;               /* nonzero when M has off-diagonal entries */
+    int applied_velocity_dependent; /* nonzero when f depends on v other than through the
+                                       kinetic energy's velocity terms (with a constant
+                                       diagonal M: the same as velocity_dependent) */
 } mdl_kernels;
 
 #ifdef __cplusplus

@@ -36,7 +36,8 @@ public:
         }
         const std::size_t n = m_.positions.size();
         std::vector<ExprId> force(n, pool_.zero());
-        add_kinetic_energy(force);
+        std::vector<ExprId> kinetic_terms(n, pool_.zero());
+        add_kinetic_energy(kinetic_terms);
         ExprId potential = total_potential();
         if (has_potential_) {
             s_.outputs(Kernel::potential).push_back(potential);
@@ -55,6 +56,10 @@ public:
         }
         for (const auto& e : m_.equations) {
             force[e.position] = pool_.add(force[e.position], translate(*e.rhs));
+        }
+        s_.applied_velocity_dependent = depends_on(pool_, force, VarKind::velocity);
+        for (std::size_t i = 0; i < n; ++i) {
+            force[i] = pool_.add(kinetic_terms[i], force[i]);
         }
         s_.outputs(Kernel::force) = std::move(force);
         for (const auto& st : m_.states) {

@@ -92,8 +92,11 @@ public:
     // and phase rates on p only (phases linear in t).
     void validate() const;
 
-    VariableNames names;                    // for printing
-    bool velocity_dependent = false;        // f depends on v (set by derive_kernels)
+    VariableNames names;             // for printing
+    bool velocity_dependent = false; // f depends on v (set by derive_kernels)
+    // f depends on v other than through a kinetic energy's velocity terms (dampers, velocity
+    // forces, equations): set by equations_of_motion; derive_kernels leaves it alone
+    bool applied_velocity_dependent = false;
     bool time_dependent = false;            // f depends on t other than through phases (likewise)
     bool mass_depends_on_positions = false; // M(q) (likewise, from mass_matrix)
     bool mass_coupled = false;              // M has nonzero off-diagonal entries (likewise)

@@ -357,3 +357,35 @@ end KineticKapitza;
     }
     CHECK(std::abs(x.rows.back()[qx] - 0.5) > 1e-3); // q moved
 }
+
+TEST_CASE("a conservative model with M(q) gets an energy column, 1/2 v^T M(q) v + U, conserved") {
+    // A bead on the wire y = a x^2, written in x: T = m/2 (1 + 4 a^2 x^2) der(x)^2,
+    // U = m g a x^2. The force depends on der(x) only through Lagrange's velocity terms, which
+    // do no work: E = T + U is conserved, here E(0) = m/2 (1 + 4 a^2 x0^2) v0^2 + m g a x0^2.
+    const std::string path = std::string(MDL_BINARY_DIR) + "/tests/cli/bead_on_parabola.mdl";
+    {
+        std::ofstream file(path);
+        file << R"(model BeadOnParabola
+  parameter Real m = 0.3, a = 2, g = 9.81;
+  coordinate x(start = 0.4, vstart = 1.5);
+  kinetic T = m/2*(1 + 4*a^2*x^2)*der(x)^2;
+  potential U = m*g*a*x^2;
+end BeadOnParabola;
+)";
+    }
+    const std::string out = temp_csv("bead_on_parabola");
+    Result r = mdl("run " + path +
+                   " -m dopri5 --rtol 1e-10 --atol 1e-12 --stop 3 --step 0.1 -q -o " + out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CsvNumbers csv(out);
+    const std::size_t energy = csv.column("energy"), x = csv.column("x");
+    const double e0 = 0.3 / 2 * (1 + 16 * 0.16) * 2.25 + 0.3 * 9.81 * 2 * 0.16;
+    REQUIRE(csv.rows.size() == 31);
+    double smallest = 1.0;
+    for (const auto& row : csv.rows) {
+        CHECK(row[energy] == Approx(e0).epsilon(1e-8));
+        smallest = std::min(smallest, row[x]);
+    }
+    CHECK(smallest < -0.3); // it oscillated through the bottom
+}
