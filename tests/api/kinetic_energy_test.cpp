@@ -254,6 +254,21 @@ end KineticPendulum;
     CHECK(pendulum.compiled.mass_diagonal());
     CHECK(pendulum.model.mass_constant_diagonal());
     CHECK(pendulum.model.mass()[0] == 2.0);
+    // the coordinate form, models/pendulum.mdl (coordinate phi(m = m*l^2)), has the same kernels
+    test::LoadedModel coordinate_form(
+        compile_file(test::shipped_model_path("pendulum.mdl"))
+            .with_parameters(std::vector<ParameterValue>{{"m", 2.0}}));
+    for (double phi : {-2.5, -0.3, 0.9, 3.0}) {
+        runtime::Vector q(1), v(1), f(1), g(1);
+        q << phi;
+        v << 0.7 * phi;
+        const runtime::Vector none;
+        pendulum.model.force(0.0, q, v, none, none, f);
+        coordinate_form.model.force(0.0, q, v, none, none, g);
+        CHECK(f[0] == Approx(g[0]).epsilon(1e-15));
+        CHECK(f[0] == Approx(-2 * 9.81 * std::sin(phi)).epsilon(1e-14));
+    }
+    CHECK(coordinate_form.model.mass()[0] == pendulum.model.mass()[0]);
     double a = 1.0, b = std::cos(0.5); // AGM(1, sqrt(1 - k^2)), k = sin(phi0/2)
     for (int i = 0; i < 8; ++i) {
         const double mean = (a + b) / 2;
