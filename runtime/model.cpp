@@ -199,10 +199,12 @@ void solve_mass_matrix(const Model& model, double t, const Matrix& M, Eigen::LLT
                 break;
             }
         }
-        throw NumericalFailure(FailureKind::non_finite, "mass matrix", t, model.velocity_name(at),
+        // raised without the method's name: the drivers add it (NumericalFailure::in_method)
+        throw NumericalFailure(FailureKind::singular_mass_matrix, "", t, model.velocity_name(at),
                                "the mass matrix M(q) = d2T/dv2 of the kinetic energy is not "
                                "positive definite here (the configuration reached a singular "
-                               "point of the coordinates, or a parameter makes T degenerate)");
+                               "point of the coordinates, or a parameter makes T degenerate); "
+                               "M^-1 f is not defined");
     }
     llt.solveInPlace(rhs);
 }

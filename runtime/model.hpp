@@ -87,7 +87,8 @@ public:
                Vector& f) const;
     // a = M^-1 f: the acceleration without constraint forces. With M(q), a Cholesky
     // factorization of M(q) per call (ModelForce keeps its workspace instead); throws
-    // NumericalFailure(non_finite) naming the velocity where M(q) is not positive definite.
+    // NumericalFailure(singular_mass_matrix) naming the velocity where M(q) is not positive
+    // definite (solve_mass_matrix).
     void acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
                       const Vector& theta, Vector& a) const;
     void rates(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
@@ -123,8 +124,8 @@ private:
 };
 
 // rhs <- M^-1 rhs by Cholesky (llt is the caller's workspace); throws
-// NumericalFailure(non_finite) at time t naming the velocity whose leading minor of M is not
-// positive definite, or when rhs is not finite.
+// NumericalFailure(singular_mass_matrix) at time t naming the velocity whose leading minor of
+// M is not positive definite, without a method name (the drivers add theirs).
 void solve_mass_matrix(const Model& model, double t, const Matrix& M, Eigen::LLT<Matrix>& llt,
                        Vector& rhs);
 

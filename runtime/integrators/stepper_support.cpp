@@ -15,9 +15,12 @@ void require_no_first_order_states(const Model& model, std::string_view method) 
 }
 
 std::string mass_matrix_description(const Model& model) {
-    return std::string("the model's mass matrix M = d2T/dv2 from its kinetic energy ") +
-           (model.mass_depends_on_positions() ? "depends on the positions" : "is constant") +
-           (model.mass_coupled() ? " and couples coordinates" : " but not diagonal");
+    const std::string what = "the model's mass matrix M = d2T/dv2 from its kinetic energy ";
+    if (!model.mass_depends_on_positions()) {
+        return what + "is constant but couples coordinates (not diagonal)";
+    }
+    return what + "depends on the positions" +
+           (model.mass_coupled() ? " and couples coordinates" : "");
 }
 
 void require_constant_diagonal_mass(const Model& model, std::string_view method) {

@@ -343,6 +343,9 @@ end KineticConstrained;
     }
     CHECK_THROWS_WITH(runtime::require_applicable(runtime::Method::rk4, model.model),
                       Catch::Contains("no method of this version integrates constraints"));
+    CHECK_THROWS_WITH(runtime::require_applicable(runtime::Method::rattle, model.model),
+                      Catch::Contains("from its kinetic energy depends on the positions, and "
+                                      "this method assumes a constant diagonal mass"));
 }
 
 TEST_CASE("a mass matrix that loses positive definiteness is a numerical failure") {
@@ -358,6 +361,8 @@ end KineticDegenerate;
         run_to(model.model, model.start(), settings_for(runtime::Method::rk4, 1.0, 1e-3));
         FAIL("no failure");
     } catch (const runtime::NumericalFailure& e) {
+        CHECK(e.kind() == runtime::FailureKind::singular_mass_matrix);
+        CHECK(e.method() == "rk4");
         CHECK(e.where() == "der(q)");
         CHECK(e.detail().find("not positive definite") != std::string::npos);
         CHECK(e.time() > 0.0);
