@@ -74,7 +74,11 @@ IntegrationStats integrate_fixed(Stepper& stepper, State& state, double t_end, d
     ++stats.outputs;
     for (std::size_t k = 1; k <= steps; ++k) {
         const double target = k == steps ? t_end : t0 + direction * static_cast<double>(k) * step;
-        stepper.step(state, target - state.t);
+        try {
+            stepper.step(state, target - state.t);
+        } catch (const NumericalFailure& failure) {
+            throw failure.in_method(stepper.name()); // a model evaluation's failure (M(q))
+        }
         require_finite(model, state, stepper.name());
         ++stats.steps;
         observer(static_cast<const State&>(state));
@@ -118,7 +122,13 @@ IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double
             last = true;
         }
         double proposed = attempt;
-        if (!stepper.try_step(state, proposed)) {
+        bool accepted = false;
+        try {
+            accepted = stepper.try_step(state, proposed);
+        } catch (const NumericalFailure& failure) {
+            throw failure.in_method(stepper.name()); // a model evaluation's failure (M(q))
+        }
+        if (!accepted) {
             ++stats.rejected;
             h = proposed;
             last = false;

@@ -12,28 +12,30 @@ namespace mdl::runtime {
 namespace {
 
 constexpr MethodInfo table[] = {
-    {Method::verlet, "verlet", "velocity Verlet, symplectic, order 2", false, false, false, true},
+    {Method::verlet, "verlet", "velocity Verlet, symplectic, order 2", false, false, false, true,
+     false},
     {Method::leapfrog, "leapfrog", "leapfrog (drift-kick-drift), symplectic, order 2", false, false,
-     false, true},
+     false, true, false},
     {Method::stormer, "stormer", "Stormer two-step x'' = a(x), conservative models only, order 2",
-     false, false, false, false},
-    {Method::rk4, "rk4", "classical Runge-Kutta, order 4", false, false, true, true},
+     false, false, false, false, false},
+    {Method::rk4, "rk4", "classical Runge-Kutta, order 4", false, false, true, true, true},
     {Method::dopri5, "dopri5", "adaptive Dormand-Prince 5(4), rtol/atol, dense output", true, false,
-     true, true},
-    {Method::shake, "shake", "SHAKE, constrained Verlet, order 2", false, true, false, true},
+     true, true, true},
+    {Method::shake, "shake", "SHAKE, constrained Verlet, order 2", false, true, false, true, false},
     {Method::rattle, "rattle", "RATTLE, constrained Verlet with tangent velocities, order 2", false,
-     true, false, true},
+     true, false, true, false},
     {Method::newmark, "newmark", "Newmark average acceleration (trapezoidal), implicit, order 2",
-     false, true, false, true},
+     false, true, false, true, false},
     {Method::galpha, "galpha", "generalized-alpha (Chung-Hulbert, rho_inf), implicit, order 2",
-     false, true, false, true},
+     false, true, false, true, false},
 #if MDL_HAVE_SUNDIALS
     // SUNDIALS CVODE (runtime/integrators/cvode.hpp), only in builds that found it.
     {Method::cvode_adams, "cvode-adams",
-     "SUNDIALS CVODE Adams-Moulton, orders 1-12, non-stiff, rtol/atol", true, false, true, true},
+     "SUNDIALS CVODE Adams-Moulton, orders 1-12, non-stiff, rtol/atol", true, false, true, true,
+     true},
     {Method::cvode_bdf, "cvode-bdf",
      "SUNDIALS CVODE BDF, orders 1-5, stiff, Newton with the model's Jacobian, rtol/atol", true,
-     false, true, true},
+     false, true, true, true},
 #endif
 };
 
@@ -44,12 +46,14 @@ constexpr MethodInfo absent_cvode_adams{Method::cvode_adams,
                                         true,
                                         false,
                                         true,
+                                        true,
                                         true};
 constexpr MethodInfo absent_cvode_bdf{Method::cvode_bdf,
                                       "cvode-bdf",
                                       "not available: built without SUNDIALS",
                                       true,
                                       false,
+                                      true,
                                       true,
                                       true};
 
@@ -100,6 +104,9 @@ std::string unknown_method_message(std::string_view name) {
 
 void require_applicable(Method method, const Model& model) {
     const MethodInfo& m = info(method);
+    if (!m.variable_mass) {
+        require_constant_diagonal_mass(model, m.name);
+    }
     if (!m.first_order_states) {
         require_no_first_order_states(model, m.name);
     }
@@ -114,6 +121,9 @@ void require_applicable(Method method, const Model& model) {
 }
 
 Method default_method(const Model& model) {
+    if (!model.mass_constant_diagonal()) {
+        return Method::dopri5;
+    }
     if (model.constrained()) {
         return Method::rattle;
     }

@@ -37,6 +37,7 @@ struct MethodInfo {
     bool constraints;         // integrates constrained models (and only those: shake, rattle)
     bool first_order_states;  // integrates first-order states
     bool velocity_dependent;  // accepts forces depending on velocity
+    bool variable_mass;       // solves M(q) a = f (kinetic energy), not only constant diagonal M
 };
 
 std::span<const MethodInfo> methods();
@@ -49,8 +50,9 @@ std::string unknown_method_message(std::string_view name);
 // and the methods that can.
 void require_applicable(Method method, const Model& model);
 
-// A sensible method for a model: rattle when constrained, dopri5 with first-order states
-// or velocity-dependent forces, verlet otherwise.
+// A sensible method for a model: dopri5 when the mass matrix is not constant and diagonal,
+// rattle when constrained, dopri5 with first-order states or velocity-dependent forces,
+// verlet otherwise.
 Method default_method(const Model& model);
 
 struct RunSettings {

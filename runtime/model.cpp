@@ -1,6 +1,9 @@
 #include "runtime/model.hpp"
 
 #include "runtime/names.hpp"
+#include "runtime/numerical_failure.hpp"
+
+#include <Eigen/Cholesky>
 
 #include <algorithm>
 #include <cmath>
@@ -50,6 +53,9 @@ Model::Model(const mdl_kernels& kernels, std::vector<double> parameters, ModelNa
             who + ": the phase and phase_rate kernels are missing");
     require((kernels_.force_dq == nullptr) == (kernels_.force_dv == nullptr),
             who + ": force_dq and force_dv come together");
+    require(mass_constant_diagonal() || kernels_.n_positions == 0 || kernels_.mass_matrix,
+            who + ": a mass matrix that is not constant and diagonal needs the mass_matrix "
+                  "kernel");
     default_names(names_.positions, kernels_.n_positions, "q", "position");
     default_names(names_.states, kernels_.n_states, "x", "state");
     default_names(names_.constraints, kernels_.n_constraints, "g", "constraint");
@@ -58,7 +64,10 @@ Model::Model(const mdl_kernels& kernels, std::vector<double> parameters, ModelNa
 }
 
 bool Model::conservative() const {
-    return has_potential() && !velocity_dependent() && !time_dependent() && vibrations() == 0 &&
+    // With M(q) the force depends on v through Lagrange's velocity terms, which do no work.
+    const bool dissipative =
+        mass_constant_diagonal() ? velocity_dependent() : kernels_.applied_velocity_dependent != 0;
+    return has_potential() && !dissipative && !time_dependent() && vibrations() == 0 &&
            states() == 0;
 }
 
@@ -96,6 +105,9 @@ void Model::evaluate_mass() {
     const mdl_kernel_args a = args(0.0, none, none, none, none);
     kernels_.mass(&a, mass_.data());
     for (Eigen::Index i = 0; i < positions(); ++i) {
+        if (!mass_constant_diagonal() && std::isnan(mass_[i])) {
+            continue; // a coordinate of the kinetic energy: its inertia is in M(q)
+        }
         require(std::isfinite(mass_[i]) && mass_[i] > 0.0, "the mass of '" + position_name(i) +
                                                                "' is " + std::to_string(mass_[i]) +
                                                                "; masses must be positive");
@@ -148,10 +160,53 @@ void Model::force(double t, const Vector& q, const Vector& v, const Vector& x, c
     kernels_.force(&a, f.data());
 }
 
+void Model::mass_matrix(const Vector& q, Matrix& M) const {
+    M.resize(positions(), positions());
+    if (positions() == 0) {
+        return;
+    }
+    if (kernels_.mass_matrix == nullptr) {
+        M = mass_.asDiagonal();
+        return;
+    }
+    const Vector none;
+    const mdl_kernel_args a = args(0.0, q, none, none, none);
+    kernels_.mass_matrix(&a, M.data());
+}
+
 void Model::acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
                          const Vector& theta, Vector& acc) const {
     force(t, q, v, x, theta, acc);
-    acc.array() *= inverse_mass_.array();
+    if (mass_constant_diagonal()) {
+        acc.array() *= inverse_mass_.array();
+        return;
+    }
+    Matrix M;
+    mass_matrix(q, M);
+    Eigen::LLT<Matrix> llt;
+    solve_mass_matrix(*this, t, M, llt, acc);
+}
+
+void solve_mass_matrix(const Model& model, double t, const Matrix& M, Eigen::LLT<Matrix>& llt,
+                       Vector& rhs) {
+    llt.compute(M);
+    if (llt.info() != Eigen::Success) {
+        // the first velocity whose leading minor is not positive definite
+        Eigen::Index at = 0;
+        for (Eigen::Index k = 1; k <= M.rows(); ++k) {
+            at = k - 1;
+            if (Eigen::LLT<Matrix>(M.topLeftCorner(k, k)).info() != Eigen::Success) {
+                break;
+            }
+        }
+        // raised without the method's name: the drivers add it (NumericalFailure::in_method)
+        throw NumericalFailure(FailureKind::singular_mass_matrix, "", t, model.velocity_name(at),
+                               "the mass matrix M(q) = d2T/dv2 of the kinetic energy is not "
+                               "positive definite here (the configuration reached a singular "
+                               "point of the coordinates, or a parameter makes T degenerate); "
+                               "M^-1 f is not defined");
+    }
+    llt.solveInPlace(rhs);
 }
 
 void Model::rates(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
@@ -204,6 +259,15 @@ double Model::kinetic_energy(const Vector& v) const {
     return 0.5 * v.dot(mass_.cwiseProduct(v));
 }
 
+double Model::kinetic_energy(const Vector& q, const Vector& v) const {
+    if (mass_constant_diagonal()) {
+        return kinetic_energy(v);
+    }
+    Matrix M;
+    mass_matrix(q, M);
+    return 0.5 * v.dot(M * v);
+}
+
 double Model::potential_energy(double t, const Vector& q, const Vector& theta) const {
     const Vector none;
     const mdl_kernel_args a = args(t, q, none, none, theta);
@@ -213,7 +277,7 @@ double Model::potential_energy(double t, const Vector& q, const Vector& theta) c
 }
 
 double Model::energy(double t, const Vector& q, const Vector& v, const Vector& theta) const {
-    return kinetic_energy(v) + potential_energy(t, q, theta);
+    return kinetic_energy(q, v) + potential_energy(t, q, theta);
 }
 
 State Model::zero_state(double t) const {

@@ -7,6 +7,8 @@
 #include "codegen/kernel_abi.h"
 #include "runtime/state.hpp"
 
+#include <Eigen/Cholesky>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -42,7 +44,8 @@ public:
         return kernels_.force_dq != nullptr && kernels_.force_dv != nullptr;
     }
     // Kinetic plus potential energy is conserved: a potential exists and nothing else acts
-    // (no velocity or explicit time dependence, no vibration, no first-order states).
+    // (no velocity or explicit time dependence, no vibration, no first-order states; the
+    // velocity terms of a kinetic energy with M(q) do no work and do not count).
     bool conservative() const;
 
     const mdl_kernels& kernels() const { return kernels_; }
@@ -56,8 +59,19 @@ public:
     // The current value of a parameter by name; throws like set_parameter.
     double parameter(std::string_view name) const;
 
+    // M is constant and diagonal: mass() is its diagonal. Otherwise (a kinetic energy with
+    // M(q) or coupled coordinates) the entries of mass() and inverse_mass() for the coordinates
+    // of the kinetic energy are NaN, and only methods that solve M(q) a = f apply
+    // (require_constant_diagonal_mass).
+    bool mass_constant_diagonal() const {
+        return kernels_.mass_depends_on_positions == 0 && kernels_.mass_coupled == 0;
+    }
+    bool mass_depends_on_positions() const { return kernels_.mass_depends_on_positions != 0; }
+    bool mass_coupled() const { return kernels_.mass_coupled != 0; }
     const Vector& mass() const { return mass_; }
     const Vector& inverse_mass() const { return inverse_mass_; }
+    // M(q), n x n (diag(mass()) when the model has no mass_matrix kernel).
+    void mass_matrix(const Vector& q, Matrix& M) const;
 
     const std::string& position_name(Eigen::Index i) const { return names_.positions[idx(i)]; }
     std::string velocity_name(Eigen::Index i) const; // der(q)
@@ -71,7 +85,10 @@ public:
     void phase_rates(Vector& omega) const;
     void force(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
                Vector& f) const;
-    // a = M^-1 f: the acceleration without constraint forces.
+    // a = M^-1 f: the acceleration without constraint forces. With M(q), a Cholesky
+    // factorization of M(q) per call (ModelForce keeps its workspace instead); throws
+    // NumericalFailure(singular_mass_matrix) naming the velocity where M(q) is not positive
+    // definite (solve_mass_matrix).
     void acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
                       const Vector& theta, Vector& a) const;
     void rates(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,
@@ -83,7 +100,8 @@ public:
     void constraint_jacobian(const Vector& q, Matrix& G) const;        // G = dg/dq, m x n
     void curvature(const Vector& q, const Vector& v, Vector& c) const; // (d/dq (G v)) v, m
 
-    double kinetic_energy(const Vector& v) const; // 1/2 v^T M v
+    double kinetic_energy(const Vector& v) const; // 1/2 v^T M v, M constant and diagonal
+    double kinetic_energy(const Vector& q, const Vector& v) const; // 1/2 v^T M(q) v
     double potential_energy(double t, const Vector& q, const Vector& theta) const;
     // Kinetic plus potential energy; has_potential() must hold.
     double energy(double t, const Vector& q, const Vector& v, const Vector& theta) const;
@@ -104,5 +122,11 @@ private:
     Vector mass_;
     Vector inverse_mass_;
 };
+
+// rhs <- M^-1 rhs by Cholesky (llt is the caller's workspace); throws
+// NumericalFailure(singular_mass_matrix) at time t naming the velocity whose leading minor of
+// M is not positive definite, without a method name (the drivers add theirs).
+void solve_mass_matrix(const Model& model, double t, const Matrix& M, Eigen::LLT<Matrix>& llt,
+                       Vector& rhs);
 
 } // namespace mdl::runtime

@@ -34,7 +34,13 @@ const Vector& ModelForce::phases_at(double t) {
 void ModelForce::acceleration(double t, const Vector& q, const Vector& v, const Vector& x,
                               Vector& a) {
     ++evaluations_;
-    model_->acceleration(t + time_offset_, q, v, x, phases_at(t), a);
+    if (model_->mass_constant_diagonal()) {
+        model_->acceleration(t + time_offset_, q, v, x, phases_at(t), a);
+        return;
+    }
+    model_->force(t + time_offset_, q, v, x, phases_at(t), a);
+    model_->mass_matrix(q, mass_);
+    solve_mass_matrix(*model_, t + time_offset_, mass_, llt_, a);
 }
 
 void ModelForce::rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot) {
@@ -81,6 +87,13 @@ void ModelForce::acceleration_jacobians(double t, const Vector& q, const Vector&
             }
         }
         evaluations_ += static_cast<std::size_t>(4 * n);
+    }
+    if (!model_->mass_constant_diagonal()) {
+        model_->mass_matrix(q, mass_);
+        llt_.compute(mass_);
+        a_q = llt_.solve(a_q);
+        a_v = llt_.solve(a_v);
+        return;
     }
     for (Eigen::Index i = 0; i < a_q.rows(); ++i) {
         a_q.row(i) *= inverse_mass[i];

@@ -47,11 +47,13 @@ public:
     const Model& model() const { return *model_; }
     bool velocity_dependent() const { return model_->velocity_dependent(); }
 
-    // a = M^-1 f(t, q, v, x, theta(t)); counted in evaluations().
+    // a = M^-1 f(t, q, v, x, theta(t)), by Cholesky of M(q) when the mass matrix is not
+    // constant and diagonal; counted in evaluations().
     void acceleration(double t, const Vector& q, const Vector& v, const Vector& x, Vector& a);
     void rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot);
     // M^-1 df/dq and M^-1 df/dv from the compiler's kernels, or by central differences of
-    // the force when the model has none.
+    // the force when the model has none. With M(q) the term -M^-1 (dM/dq a) of da/dq is left
+    // out: the matrix serves Newton iterations (CVODE BDF), whose residual stays exact.
     void acceleration_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
                                 Matrix& a_q, Matrix& a_v);
 
@@ -84,6 +86,9 @@ private:
     std::size_t evaluations_ = 0;
     // central differences when the model has no Jacobian kernels
     Vector shifted_, f_plus_, f_minus_;
+    // M(q) and its Cholesky factorization (models with a kinetic energy)
+    Matrix mass_;
+    Eigen::LLT<Matrix> llt_;
 };
 
 static_assert(DifferentiableAccelerationField<ModelForce>);

@@ -21,6 +21,8 @@ std::string_view to_string(FailureKind kind) {
         return "fast scale not resolved";
     case FailureKind::unfiltered_fast_force:
         return "fast force not filtered out";
+    case FailureKind::singular_mass_matrix:
+        return "mass matrix not positive definite";
     }
     return "numerical failure";
 }
@@ -55,6 +57,11 @@ NumericalFailure::NumericalFailure(FailureKind kind, std::string_view method, do
                                    std::string where, std::string detail)
     : std::runtime_error(compose(kind, method, time, where, detail)), kind_(kind), method_(method),
       time_(time), where_(std::move(where)), detail_(std::move(detail)) {}
+
+NumericalFailure NumericalFailure::in_method(std::string_view method) const {
+    return NumericalFailure(kind_, method_.empty() ? method : std::string_view(method_), time_,
+                            where_, detail_);
+}
 
 MethodNotApplicable::MethodNotApplicable(std::string_view method, const std::string& reason)
     : std::invalid_argument(std::string(method) + ": " + reason), method_(method) {}

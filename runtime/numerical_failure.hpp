@@ -17,6 +17,7 @@ enum class FailureKind {
     too_many_steps,               // the adaptive integrator's step budget is exhausted
     unresolved_fast_scale,        // a multiscale micro step too large for the fast frequency
     unfiltered_fast_force,        // an HMM filter that leaves too much of the O(omega) force
+    singular_mass_matrix,         // M(q) of a kinetic energy not positive definite
 };
 
 std::string_view to_string(FailureKind kind);
@@ -33,6 +34,9 @@ public:
     double time() const { return time_; }
     const std::string& where() const { return where_; }
     const std::string& detail() const { return detail_; }
+    // The same failure attributed to `method` when it was raised without one (a model
+    // evaluation that does not know which method called it); otherwise an exact copy.
+    NumericalFailure in_method(std::string_view method) const;
 
 private:
     FailureKind kind_;

@@ -163,6 +163,14 @@ const mdl_kernels* mdl_kernels_of(const mdl_model* m) {
     return &m->model.kernels();
 }
 
+int mdl_mass_constant(const mdl_model* m) {
+    return m->model.mass_constant() ? 1 : 0;
+}
+
+int mdl_mass_diagonal(const mdl_model* m) {
+    return m->model.mass_diagonal() ? 1 : 0;
+}
+
 mdl_kernel_args mdl_args(const mdl_model* m, double t, const double* q, const double* v,
                          const double* x, const double* theta) {
     return m->model.args(t, q, v, x, theta);

@@ -381,6 +381,15 @@ const mdl_kernels& CompiledModel::kernels() const {
 Kernel CompiledModel::mass() const {
     return {kernels().mass, sizes().positions};
 }
+Kernel CompiledModel::mass_matrix() const {
+    return {kernels().mass_matrix, sizes().positions * sizes().positions};
+}
+bool CompiledModel::mass_constant() const {
+    return kernels().mass_depends_on_positions == 0;
+}
+bool CompiledModel::mass_diagonal() const {
+    return kernels().mass_coupled == 0;
+}
 Kernel CompiledModel::force() const {
     return {kernels().force, sizes().positions};
 }

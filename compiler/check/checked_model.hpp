@@ -87,12 +87,15 @@ struct Parameter {
 struct Position {
     std::string name;          // "q" or "b1.x"
     std::string velocity_name; // "der(q)" or "b1.vx"
-    ExprPtr mass;              // the body's m, the coordinate's m, or its equation's factor
-    ExprPtr start;             // position at the start time
+    // the body's m, the coordinate's m, or its equation's factor; null for a coordinate whose
+    // inertia comes from the kinetic energy (kinetic is then true)
+    ExprPtr mass;
+    ExprPtr start; // position at the start time
     ExprPtr velocity_start;
     int body = -1; // index into bodies, or -1 for a coordinate
     int axis = 0;  // 0, 1, 2 for x, y, z of a body
     Range range;
+    bool kinetic = false; // its velocity appears in a `kinetic` declaration
 };
 
 struct State { // a first-order variable: der(x) = rate
@@ -140,6 +143,14 @@ struct Damper {
 };
 
 struct Potential {
+    std::string name;
+    ExprPtr value;
+    Range range;
+};
+
+// A term of the kinetic energy T(q, v) = 1/2 v^T M(q) v: a quadratic form in the velocities
+// of coordinates (the checker proves the degree and that M is positive definite at the start).
+struct Kinetic {
     std::string name;
     ExprPtr value;
     Range range;
@@ -219,6 +230,7 @@ struct CheckedModel {
     std::vector<Spring> springs;
     std::vector<Damper> dampers;
     std::vector<Potential> potentials;
+    std::vector<Kinetic> kinetic;
     std::vector<Force> forces;
     std::vector<Gravity> gravity;
     std::vector<Constraint> constraints;

@@ -83,7 +83,8 @@ enum class NameKind {
     force,
     gravity,
     vibration,
-    constraint
+    constraint,
+    kinetic
 };
 
 const char* describe(NameKind k) {
@@ -112,6 +113,8 @@ const char* describe(NameKind k) {
         return "vibration";
     case NameKind::constraint:
         return "constraint";
+    case NameKind::kinetic:
+        return "kinetic energy";
     }
     return "name";
 }
@@ -166,6 +169,10 @@ public:
             check_annotation(a);
         }
         check_square();
+        if (d_.error_count() > errors_before) {
+            return std::nullopt;
+        }
+        check_mass_matrix();
         if (d_.error_count() > errors_before) {
             return std::nullopt;
         }
@@ -289,6 +296,11 @@ private:
                                               "models through check_file",
                                               c.name.text, c.type.text));
                 continue;
+            case ComponentKind::kinetic:
+                index = idx(out_.kinetic);
+                out_.kinetic.push_back({});
+                kind = NameKind::kinetic;
+                break;
             }
             component_index_[ci] = index;
             declare(c.name, kind, index);
@@ -877,7 +889,7 @@ private:
     void reject_value_and_fast(const ast::Component& c) {
         const char* kind = ast::to_string(c.kind);
         if (c.value && c.kind != ComponentKind::potential && c.kind != ComponentKind::force &&
-            c.kind != ComponentKind::vibration) {
+            c.kind != ComponentKind::vibration && c.kind != ComponentKind::kinetic) {
             d_.error(c.value->range, fmt::format("{} '{}' takes no '= value'{}", kind, c.name.text,
                                                  c.kind == ComponentKind::coordinate ||
                                                          c.kind == ComponentKind::real
@@ -917,6 +929,8 @@ private:
             return check_vibration(c, index);
         case ComponentKind::instance:
             return; // reported by declare_names
+        case ComponentKind::kinetic:
+            return check_kinetic(c, index);
         }
     }
 
@@ -1164,6 +1178,244 @@ private:
             d_.warning(c.value->range, fmt::format("potential '{}' does not depend on any "
                                                    "position and exerts no force",
                                                    c.name.text));
+        }
+    }
+
+    // kinetic T = expression; a quadratic form in the velocities of coordinates.
+    void check_kinetic(const ast::Component& c, std::uint32_t index) {
+        if (c.has_arguments) {
+            d_.error(c.arguments.empty() ? c.name.range : c.arguments[0].range,
+                     fmt::format("kinetic energy '{}' takes no arguments", c.name.text));
+        }
+        Kinetic& k = out_.kinetic[index];
+        k.name = c.name.text;
+        k.range = c.name.range;
+        if (!require_value(c, "'kinetic T = expression;'")) {
+            return;
+        }
+        Context ctx("a kinetic energy");
+        ctx.positions = ctx.velocities = true;
+        ExprPtr value = resolve(*c.value, ctx);
+        if (!value) {
+            return;
+        }
+        // Its coordinates take their inertia from T even when T is refused below: no second
+        // error that they have neither mass nor equation.
+        walk(*value, [&](const Expr& e) {
+            if (e.kind == Expr::Kind::velocity && out_.positions[e.index].body < 0) {
+                kinetic_of_.emplace(e.index, index);
+            }
+        });
+        bool body_velocity = false;
+        walk(*value, [&](const Expr& e) {
+            if (e.kind != Expr::Kind::velocity || out_.positions[e.index].body < 0) {
+                return;
+            }
+            const Position& p = out_.positions[e.index];
+            d_.error(e.range,
+                     fmt::format("a kinetic energy may use only the velocities of coordinates; "
+                                 "'{}' is a component of body '{}', whose inertia is its mass m",
+                                 p.velocity_name,
+                                 out_.bodies[static_cast<std::size_t>(p.body)].name));
+            body_velocity = true;
+        });
+        if (body_velocity) {
+            return;
+        }
+        const int degree = velocity_degree(*value);
+        if (degree < 0) {
+            return; // reported
+        }
+        if (degree != 2) {
+            d_.error(c.value->range,
+                     fmt::format("kinetic energy '{}' is of degree {} in the velocities; it must "
+                                 "be quadratic in them, T = 1/2 v^T M(q) v",
+                                 c.name.text, degree));
+            return;
+        }
+        k.value = value;
+    }
+
+    // The degree of e as a homogeneous polynomial in the velocities, with coefficients any
+    // functions of positions and parameters; -1 after reporting why e is not one (a sum of
+    // terms of different degrees, a velocity inside a function or a denominator, a power of
+    // velocities that is not a whole number). A syntactic proof: degree 2 means a quadratic
+    // form 1/2 v^T M(q) v, so M = d2T/dv2 does not depend on v and T has no terms constant or
+    // linear in v.
+    int velocity_degree(const Expr& e) {
+        using K = Expr::Kind;
+        const auto degree_of = [&](std::size_t i) {
+            return velocity_degree(*e.args[i]);
+        };
+        const auto whole_power = [&](int base, const Expr& exponent) {
+            if (base == 0) {
+                const int d = velocity_degree(exponent);
+                if (d > 0) {
+                    d_.error(exponent.range, "a kinetic energy must be quadratic in the "
+                                             "velocities; they may not appear in an exponent");
+                    return -1;
+                }
+                return d < 0 ? -1 : 0;
+            }
+            const double k = exponent.kind == K::number ? exponent.value : -1.0;
+            if (!(k >= 0.0 && k <= 16.0 && k == std::floor(k))) {
+                d_.error(exponent.range, "a kinetic energy must be quadratic in the velocities; "
+                                         "a power of velocities needs a whole-number exponent "
+                                         "such as ^2");
+                return -1;
+            }
+            return base * static_cast<int>(k);
+        };
+        switch (e.kind) {
+        case K::velocity:
+            return 1;
+        case K::negate:
+            return degree_of(0);
+        case K::add:
+        case K::sub: {
+            const int a = degree_of(0), b = degree_of(1);
+            if (a < 0 || b < 0) {
+                return -1;
+            }
+            if (a != b) {
+                const Expr& low = a < b ? *e.args[0] : *e.args[1];
+                const int low_degree = std::min(a, b);
+                d_.error(low.range,
+                         fmt::format("a kinetic energy must be quadratic in the velocities; this "
+                                     "term is {} in them, beside a term of degree {}",
+                                     low_degree == 0   ? "constant"
+                                     : low_degree == 1 ? "linear"
+                                                       : fmt::format("of degree {}", low_degree),
+                                     std::max(a, b)));
+                return -1;
+            }
+            return a;
+        }
+        case K::mul: {
+            const int a = degree_of(0), b = degree_of(1);
+            return a < 0 || b < 0 ? -1 : a + b;
+        }
+        case K::div: {
+            const int a = degree_of(0), b = degree_of(1);
+            if (a < 0 || b < 0) {
+                return -1;
+            }
+            if (b > 0) {
+                d_.error(e.args[1]->range, "a kinetic energy must be quadratic in the "
+                                           "velocities; it may not divide by them");
+                return -1;
+            }
+            return a;
+        }
+        case K::pow: {
+            const int a = degree_of(0);
+            return a < 0 ? -1 : whole_power(a, *e.args[1]);
+        }
+        case K::call: {
+            if (e.function == Function::pow) {
+                const int a = degree_of(0);
+                return a < 0 ? -1 : whole_power(a, *e.args[1]);
+            }
+            for (std::size_t i = 0; i < e.args.size(); ++i) {
+                const int d = degree_of(i);
+                if (d < 0) {
+                    return -1;
+                }
+                if (d > 0) {
+                    d_.error(e.range,
+                             fmt::format("a kinetic energy must be quadratic in the velocities; "
+                                         "'{}' of a velocity is not",
+                                         to_string(e.function)));
+                    return -1;
+                }
+            }
+            return 0;
+        }
+        default:
+            return 0;
+        }
+    }
+
+    // M = d2T/dv2 at the start state, by polarization (exact for a quadratic form:
+    // M_ii = 2 T(e_i), M_ij = T(e_i + e_j) - T(e_i) - T(e_j)), must be positive definite:
+    // Cholesky with a pivot above 1e-12 of its diagonal entry.
+    void check_mass_matrix() {
+        std::vector<std::uint32_t> coordinates;
+        for (const auto& [position, kinetic] : kinetic_of_) {
+            coordinates.push_back(position);
+        }
+        if (coordinates.empty()) {
+            return;
+        }
+        const std::vector<double> params = out_.default_parameters();
+        Values at_start(params);
+        std::vector<double> q(out_.positions.size()), v(out_.positions.size(), 0.0);
+        for (std::size_t i = 0; i < q.size(); ++i) {
+            q[i] = out_.positions[i].start ? evaluate(*out_.positions[i].start, at_start) : 0.0;
+        }
+        Values values(params);
+        values.positions = q;
+        values.velocities = v;
+        const auto kinetic_energy = [&](std::uint32_t i, std::uint32_t j) {
+            std::fill(v.begin(), v.end(), 0.0);
+            v[i] += 1.0;
+            v[j] += 1.0;
+            double t = 0.0;
+            for (const auto& k : out_.kinetic) {
+                t += evaluate(*k.value, values);
+            }
+            return t;
+        };
+        const std::size_t n = coordinates.size();
+        std::vector<double> unit(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            unit[i] = kinetic_energy(coordinates[i], coordinates[i]) / 4.0; // T(2 e_i) = 4 T(e_i)
+        }
+        std::vector<double> mass(n * n);
+        for (std::size_t i = 0; i < n; ++i) {
+            mass[i * n + i] = 2.0 * unit[i];
+            for (std::size_t j = 0; j < i; ++j) {
+                const double mij =
+                    kinetic_energy(coordinates[i], coordinates[j]) - unit[i] - unit[j];
+                mass[i * n + j] = mass[j * n + i] = mij;
+            }
+        }
+        const Kinetic& first = out_.kinetic.front();
+        for (std::size_t j = 0; j < n; ++j) {
+            const double diagonal = mass[j * n + j];
+            double pivot = diagonal;
+            for (std::size_t k = 0; k < j; ++k) {
+                pivot -= mass[j * n + k] * mass[j * n + k];
+            }
+            const std::string& velocity = out_.positions[coordinates[j]].velocity_name;
+            if (!std::isfinite(pivot)) {
+                d_.error(first.range, fmt::format("the kinetic energy is not finite at the start "
+                                                  "state (with {} = 1)",
+                                                  velocity));
+                return;
+            }
+            if (!(diagonal > 0.0) || !(pivot > 1e-12 * diagonal)) {
+                d_.error(first.range,
+                         fmt::format("the mass matrix M = d2T/dv2 of the kinetic energy is not "
+                                     "positive definite at the start state: {}",
+                                     !(diagonal > 0.0)
+                                         ? fmt::format("its diagonal entry for {} is {:g}",
+                                                       velocity, diagonal)
+                                         : fmt::format("{} adds no inertia independent of the "
+                                                       "velocities before it (Cholesky pivot "
+                                                       "{:g})",
+                                                       velocity, pivot)));
+                return;
+            }
+            const double ljj = std::sqrt(pivot);
+            mass[j * n + j] = ljj;
+            for (std::size_t i = j + 1; i < n; ++i) {
+                double s = mass[i * n + j];
+                for (std::size_t k = 0; k < j; ++k) {
+                    s -= mass[i * n + k] * mass[j * n + k];
+                }
+                mass[i * n + j] = s / ljj;
+            }
         }
     }
 
@@ -1531,6 +1783,27 @@ private:
                 bound->second.kind != NameKind::coordinate) {
                 continue; // a body's component, or a redefinition already reported
             }
+            if (auto k = kinetic_of_.find(i); k != kinetic_of_.end()) {
+                out_.positions[i].kinetic = true;
+                const Kinetic& kinetic = out_.kinetic[k->second];
+                if (auto m = coordinate_mass_.find(i); m != coordinate_mass_.end()) {
+                    d_.error(m->second,
+                             fmt::format("coordinate '{}' gets its inertia from kinetic energy "
+                                         "'{}'; remove its mass 'm'",
+                                         p.name, kinetic.name));
+                    d_.note(kinetic.range, "the kinetic energy is declared here");
+                }
+                if (auto e = equation_of_.find(i); e != equation_of_.end()) {
+                    d_.error(e->second,
+                             fmt::format("coordinate '{}' gets its inertia from kinetic energy "
+                                         "'{}' and takes no equation; write the forces on it "
+                                         "as potentials or 'force' declarations",
+                                         p.name, kinetic.name));
+                    d_.note(kinetic.range, "the kinetic energy is declared here");
+                }
+                out_.positions[i].mass = nullptr;
+                continue;
+            }
             if (!equation_of_.count(i) && !coordinate_mass_.count(i)) {
                 d_.error(p.range,
                          fmt::format("coordinate '{}' has no equation and no mass: add "
@@ -1609,9 +1882,10 @@ private:
     CheckedModel out_;
     std::map<std::string, NameInfo> names_;
     std::vector<std::uint32_t> component_index_;
-    std::map<std::uint32_t, Range> coordinate_mass_;   // coordinates given m = ...
-    std::map<std::uint32_t, Range> equation_of_;       // coordinate -> its equation
-    std::map<std::uint32_t, Range> state_equation_of_; // state -> its equation
+    std::map<std::uint32_t, Range> coordinate_mass_;    // coordinates given m = ...
+    std::map<std::uint32_t, Range> equation_of_;        // coordinate -> its equation
+    std::map<std::uint32_t, Range> state_equation_of_;  // state -> its equation
+    std::map<std::uint32_t, std::uint32_t> kinetic_of_; // coordinate -> first kinetic using it
 };
 
 } // namespace

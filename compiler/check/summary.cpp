@@ -110,8 +110,9 @@ std::string summary(const CheckedModel& m) {
 
     out += fmt::format("  positions ({}):\n", m.positions.size());
     for (const auto& p : m.positions) {
-        out += fmt::format("    {:<12} mass {:<10g} start {:<10g} velocity {:g}\n", p.name,
-                           num(p.mass), num(p.start), num(p.velocity_start));
+        const std::string mass = p.kinetic ? "kinetic" : fmt::format("{:g}", num(p.mass));
+        out += fmt::format("    {:<12} mass {:<10} start {:<10g} velocity {:g}\n", p.name, mass,
+                           num(p.start), num(p.velocity_start));
     }
     if (!m.states.empty()) {
         out += fmt::format("  first-order states ({}):\n", m.states.size());
@@ -140,6 +141,7 @@ std::string summary(const CheckedModel& m) {
     list("springs", m.springs);
     list("dampers", m.dampers);
     list("potentials", m.potentials);
+    list("kinetic energies", m.kinetic);
     list("forces", m.forces);
     list("gravity", m.gravity);
     out += fmt::format("  constraints ({}):\n", m.constraints.size());

@@ -58,6 +58,8 @@ mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
         return &table.phase;
     case Kernel::phase_rate:
         return &table.phase_rate;
+    case Kernel::mass_matrix:
+        return &table.mass_matrix;
     }
     return nullptr;
 }
@@ -226,6 +228,9 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     }
     table.velocity_dependent = system.velocity_dependent ? 1 : 0;
     table.time_dependent = system.time_dependent ? 1 : 0;
+    table.mass_depends_on_positions = system.mass_depends_on_positions ? 1 : 0;
+    table.mass_coupled = system.mass_coupled ? 1 : 0;
+    table.applied_velocity_dependent = system.applied_velocity_dependent ? 1 : 0;
     timings.link_ms = milliseconds_since(stage);
     timings.total_ms = milliseconds_since(start);
     return CompiledKernels(std::move(state));

@@ -5,10 +5,13 @@
  * A model has n generalized positions q with velocities v = dq/dt, k first-order states x,
  * m holonomic constraints g(q) = 0, r vibrations with phases theta, and P parameters:
  *
- *     M q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,     g(q) = 0,
- *        x' = rates(t, q, v, x, theta, p)
+ *     M(q) q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,     g(q) = 0,
+ *           x' = rates(t, q, v, x, theta, p)
  *
- * M is diagonal (point masses and generalized coordinates with a scalar mass). Vibrations
+ * M is constant and diagonal (point masses and generalized coordinates with a scalar mass)
+ * unless the model declares a kinetic energy T(q, v) = 1/2 v^T M(q) v: then M = d2T/dv2 may
+ * depend on q and couple coordinates (mass_depends_on_positions, mass_coupled), and f holds
+ * Lagrange's velocity terms dT/dq - (d/dq dT/dv) v besides the applied forces. Vibrations
  * enter only through their phases theta_i = omega_i(p) * t + c_i(p), so the runtime can
  * evaluate the force at any phase (HMM's asynchronous algorithm, stroboscopic averaging)
  * and knows each period 2 pi / omega_i.
@@ -42,20 +45,31 @@ typedef struct mdl_kernels {
     unsigned n_vibrations;  /* r */
     unsigned n_parameters;  /* P */
 
-    mdl_kernel mass;        /* out[n]:   diagonal of M (depends on p only) */
-    mdl_kernel force;       /* out[n]:   f(t, q, v, x, theta, p), without constraint forces */
-    mdl_kernel rates;       /* out[k]:   x' (null when k == 0) */
-    mdl_kernel potential;   /* out[1]:   potential energy U (null when the model has none) */
-    mdl_kernel constraint;  /* out[m]:   g(q) */
+    mdl_kernel mass;       /* out[n]:   diagonal of M (depends on p only) when M is constant
+                              and diagonal; otherwise NaN for the coordinates of the kinetic
+                              energy (use mass_matrix) */
+    mdl_kernel force;      /* out[n]:   f(t, q, v, x, theta, p), without constraint forces */
+    mdl_kernel rates;      /* out[k]:   x' (null when k == 0) */
+    mdl_kernel potential;  /* out[1]:   potential energy U (null when the model has none) */
+    mdl_kernel constraint; /* out[m]:   g(q) */
     mdl_kernel constraint_jacobian; /* out[m*n]: G = dg/dq */
-    mdl_kernel curvature;   /* out[m]:   (d/dq (G(q) v)) v, i.e. g'' = G q'' + curvature */
-    mdl_kernel force_dq;    /* out[n*n]: df/dq */
-    mdl_kernel force_dv;    /* out[n*n]: df/dv */
-    mdl_kernel phase;       /* out[r]:   theta_i(t, p) = omega_i t + c_i */
-    mdl_kernel phase_rate;  /* out[r]:   omega_i(p) */
+    mdl_kernel curvature;           /* out[m]:   (d/dq (G(q) v)) v, i.e. g'' = G q'' + curvature */
+    mdl_kernel force_dq;            /* out[n*n]: df/dq */
+    mdl_kernel force_dv;            /* out[n*n]: df/dv */
+    mdl_kernel phase;               /* out[r]:   theta_i(t, p) = omega_i t + c_i */
+    mdl_kernel phase_rate;          /* out[r]:   omega_i(p) */
 
     int velocity_dependent; /* nonzero when f depends on v (dampers, velocity forces) */
     int time_dependent;     /* nonzero when f depends on t other than through the phases */
+
+    /* Appended for configuration-dependent inertia (kinetic energy declarations). A table
+     * with mass_matrix null and both flags 0 means M = diag(mass). */
+    mdl_kernel mass_matrix;         /* out[n*n]: M(q, p), symmetric positive definite */
+    int mass_depends_on_positions;  /* nonzero when M depends on q */
+    int mass_coupled;               /* nonzero when M has off-diagonal entries */
+    int applied_velocity_dependent; /* nonzero when f depends on v other than through the
+                                       kinetic energy's velocity terms (with a constant
+                                       diagonal M: the same as velocity_dependent) */
 } mdl_kernels;
 
 #ifdef __cplusplus

@@ -26,6 +26,8 @@ const char* to_string(ComponentKind kind) {
         return "Real";
     case ComponentKind::instance:
         return "instance";
+    case ComponentKind::kinetic:
+        return "kinetic";
     }
     return "component";
 }

@@ -116,6 +116,7 @@ enum class ComponentKind {
     gravity,
     vibration,
     real,
+    kinetic,
     instance // of another model: Pendulum left(l = 0.2)
 };
 const char* to_string(ComponentKind kind);

@@ -437,6 +437,8 @@ public:
             return K::gravity;
         if (k == "vibration")
             return K::vibration;
+        if (k == "kinetic")
+            return K::kinetic;
         return K::real;
     }
 
@@ -809,9 +811,9 @@ private:
         std::uint32_t next = skip_past_semicolon(start);
         std::string_view stmt = std::string_view(text_).substr(start, next - start);
         static const std::vector<std::string> keywords = {
-            "parameter", "coordinate", "body",     "anchor",     "spring",
-            "damper",    "potential",  "force",    "gravity",    "vibration",
-            "Real",      "constraint", "equation", "annotation", "end"};
+            "parameter", "coordinate", "body",    "anchor",    "spring", "damper",
+            "potential", "force",      "gravity", "vibration", "Real",   "constraint",
+            "equation",  "annotation", "end",     "kinetic"};
         std::string suggestion = text.empty() ? "" : source::closest_name(text, keywords);
         if (!suggestion.empty()) {
             diagnostics_.error(word, fmt::format("unknown declaration '{}'; did you mean '{}'?",

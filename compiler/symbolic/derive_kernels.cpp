@@ -46,6 +46,26 @@ void derive_kernels(System& system) {
     std::vector<ExprId> f_dq = jacobian(pool, f_split, VarKind::position, n);
     std::vector<ExprId> f_dv = jacobian(pool, f_split, VarKind::velocity, n);
 
+    // A system without kinetic energy has M = diag(mass).
+    if (system.outputs(Kernel::mass_matrix).empty()) {
+        const std::vector<ExprId>& mass = system.outputs(Kernel::mass);
+        std::vector<ExprId> matrix(static_cast<std::size_t>(n) * n, pool.zero());
+        for (std::uint32_t i = 0; i < n && i < mass.size(); ++i) {
+            matrix[static_cast<std::size_t>(i) * n + i] = mass[i];
+        }
+        system.outputs(Kernel::mass_matrix) = std::move(matrix);
+    }
+    {
+        const std::vector<ExprId>& matrix = system.outputs(Kernel::mass_matrix);
+        system.mass_depends_on_positions = depends_on(pool, matrix, VarKind::position);
+        system.mass_coupled = false;
+        for (std::size_t i = 0; i < matrix.size(); ++i) {
+            if (i / n != i % n && !pool.is_constant(matrix[i], 0.0)) {
+                system.mass_coupled = true;
+            }
+        }
+    }
+
     if (system.outputs(Kernel::phase_rate).empty()) {
         const Variable t{VarKind::time, 0};
         system.outputs(Kernel::phase_rate) = differentiate(pool, system.outputs(Kernel::phase), t);

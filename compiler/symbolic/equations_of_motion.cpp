@@ -1,10 +1,12 @@
 #include "symbolic/equations_of_motion.hpp"
 
+#include "symbolic/dependence.hpp"
 #include "symbolic/derivative.hpp"
 #include "symbolic/derive_kernels.hpp"
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -51,17 +53,16 @@ public:
             s_.outputs(Kernel::phase_rate).push_back(rate);
         }
         const std::size_t n = m_.positions.size();
-        for (const auto& p : m_.positions) {
-            s_.outputs(Kernel::mass).push_back(translate(*p.mass));
-        }
         std::vector<ExprId> force(n, pool_.zero());
+        std::vector<ExprId> kinetic_terms(n, pool_.zero());
+        add_kinetic_energy(kinetic_terms);
         ExprId potential = total_potential();
         if (has_potential_) {
             s_.outputs(Kernel::potential).push_back(potential);
             auto grad =
                 gradient(pool_, potential, VarKind::position, static_cast<std::uint32_t>(n));
             for (std::size_t i = 0; i < n; ++i) {
-                force[i] = pool_.neg(grad[i]);
+                force[i] = pool_.sub(force[i], grad[i]);
             }
         }
         add_dampers(force);
@@ -73,6 +74,10 @@ public:
         }
         for (const auto& e : m_.equations) {
             force[e.position] = pool_.add(force[e.position], translate(*e.rhs));
+        }
+        s_.applied_velocity_dependent = depends_on(pool_, force, VarKind::velocity);
+        for (std::size_t i = 0; i < n; ++i) {
+            force[i] = pool_.add(kinetic_terms[i], force[i]);
         }
         s_.outputs(Kernel::force) = std::move(force);
         for (const auto& st : m_.states) {
@@ -86,6 +91,58 @@ public:
     }
 
 private:
+    // Lagrange's equations for T(q, v) = 1/2 v^T M(q) v: with the momenta p = dT/dv,
+    // d/dt p = (dp/dq) v + M a, so M(q) a = dT/dq - (dp/dq) v + (the other forces), and
+    // M = dp/dv. Positions outside T keep their constant mass on the diagonal. When M comes
+    // out constant and diagonal, the mass kernel carries it and every method applies;
+    // otherwise its entries for the coordinates of T are NaN (kernel_abi.h), and the
+    // mass_matrix kernel is M(q).
+    void add_kinetic_energy(std::vector<ExprId>& force) {
+        const auto n = static_cast<std::uint32_t>(m_.positions.size());
+        if (m_.kinetic.empty()) {
+            for (const auto& p : m_.positions) {
+                s_.outputs(Kernel::mass).push_back(translate(*p.mass));
+            }
+            return; // derive_kernels sets M = diag(mass)
+        }
+        ExprId kinetic = pool_.zero();
+        for (const auto& k : m_.kinetic) {
+            kinetic = pool_.add(kinetic, translate(*k.value));
+        }
+        const std::vector<ExprId> momentum = gradient(pool_, kinetic, VarKind::velocity, n);
+        std::vector<ExprId> matrix = jacobian(pool_, momentum, VarKind::velocity, n);
+        const std::vector<ExprId> momentum_dq = jacobian(pool_, momentum, VarKind::position, n);
+        const std::vector<ExprId> kinetic_dq = gradient(pool_, kinetic, VarKind::position, n);
+        bool constant_diagonal = true;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const check::Position& p = m_.positions[i];
+            if (!p.kinetic) {
+                matrix[static_cast<std::size_t>(i) * n + i] = translate(*p.mass);
+                continue;
+            }
+            std::vector<ExprId> terms{kinetic_dq[i]};
+            for (std::uint32_t j = 0; j < n; ++j) {
+                const ExprId entry = matrix[static_cast<std::size_t>(i) * n + j];
+                if (j == i ? depends_on(pool_, entry, VarKind::position)
+                           : !pool_.is_constant(entry, 0.0)) {
+                    constant_diagonal = false;
+                }
+                const ExprId dp = momentum_dq[static_cast<std::size_t>(i) * n + j];
+                terms.push_back(pool_.neg(pool_.mul(dp, s_.velocity(j))));
+            }
+            force[i] = pool_.add(terms);
+        }
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const check::Position& p = m_.positions[i];
+            s_.outputs(Kernel::mass)
+                .push_back(!p.kinetic ? translate(*p.mass)
+                           : constant_diagonal
+                               ? matrix[static_cast<std::size_t>(i) * n + i]
+                               : pool_.constant(std::numeric_limits<double>::quiet_NaN()));
+        }
+        s_.outputs(Kernel::mass_matrix) = std::move(matrix);
+    }
+
     void name_variables() {
         VariableNames& names = s_.names;
         for (const auto& p : m_.parameters) {
@@ -257,6 +314,13 @@ private:
         const auto n = static_cast<std::uint32_t>(m_.positions.size());
         ExprId u = pool_.zero();
         const ExprId half_omega2 = pool_.constant(0.5 * relax_ * relax_);
+        for (const auto& p : m_.positions) {
+            if (p.kinetic) {
+                throw std::invalid_argument(
+                    "relaxing the constraints needs a constant diagonal mass matrix; coordinate '" +
+                    p.name + "' gets its inertia from a kinetic energy");
+            }
+        }
         for (const auto& c : m_.constraints) {
             ExprId g = translate(*c.residual);
             auto grad = gradient(pool_, g, VarKind::position, n);

@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::array<std::string_view, kernel_count> kernel_names{
     "mass",      "force",    "rates",    "potential", "constraint", "constraint_jacobian",
-    "curvature", "force_dq", "force_dv", "phase",     "phase_rate",
+    "curvature", "force_dq", "force_dv", "phase",     "phase_rate", "mass_matrix",
 };
 
 std::string_view kind_description(VarKind kind) {
@@ -106,6 +106,7 @@ std::size_t System::expected_outputs(Kernel k) const {
         return m * n;
     case Kernel::force_dq:
     case Kernel::force_dv:
+    case Kernel::mass_matrix:
         return n * n;
     case Kernel::phase:
     case Kernel::phase_rate:
@@ -192,6 +193,8 @@ void System::validate() const {
     check(Kernel::curvature, {position, velocity, parameter}, holonomic);
     check(Kernel::force_dq, {}, "");
     check(Kernel::force_dv, {}, "");
+    check(Kernel::mass_matrix, {position, parameter},
+          "the mass matrix may depend on positions and parameters only");
     check(Kernel::phase, {time, parameter},
           "a vibration phase may depend on time and parameters only");
     check(Kernel::phase_rate, {parameter},
@@ -217,6 +220,13 @@ std::string print_system(const System& system) {
     out += std::string("// force depends on velocity: ") +
            (system.velocity_dependent ? "yes" : "no") +
            "; on time other than through phases: " + (system.time_dependent ? "yes" : "no") + "\n";
+    out +=
+        std::string("// mass matrix: ") +
+        (system.mass_constant_diagonal()
+             ? "constant and diagonal (mass[])"
+             : std::string(system.mass_depends_on_positions ? "depends on positions" : "constant") +
+                   (system.mass_coupled ? ", coupled" : ", diagonal") + " (mass_matrix[])") +
+        "\n";
 
     const auto position = [&](std::size_t i) {
         return names.name({VarKind::position, static_cast<std::uint32_t>(i)});
@@ -224,6 +234,9 @@ std::string print_system(const System& system) {
     std::vector<Labelled> entries;
     std::string omitted;
     for (Kernel k : all_kernels) {
+        if (k == Kernel::mass_matrix && system.mass_constant_diagonal()) {
+            continue; // mass[] is M
+        }
         const auto& list = system.outputs(k);
         const std::string stem(kernel_name(k));
         std::size_t zeros = 0;
@@ -248,7 +261,8 @@ std::string print_system(const System& system) {
                 break;
             case Kernel::constraint_jacobian:
             case Kernel::force_dq:
-            case Kernel::force_dv: {
+            case Kernel::force_dv:
+            case Kernel::mass_matrix: {
                 if (system.pool().is_constant(list[i], 0.0)) {
                     ++zeros;
                     continue;

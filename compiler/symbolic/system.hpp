@@ -1,7 +1,10 @@
 // The symbolic system of a model: one expression pool and, per kernel of the calling
 // convention (codegen/kernel_abi.h), the list of expressions that kernel writes to out[].
 //
-//     M q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,   g(q) = 0,   x' = rates(...)
+//     M(q) q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,   g(q) = 0,   x' = rates(...)
+//
+// M is diagonal and constant unless the model declares a kinetic energy; then f holds
+// Lagrange's velocity terms dT/dq - (d/dq dT/dv) v as well (equations_of_motion.hpp).
 //
 // The model builder fills mass, force (including -grad U), rates, potential, constraint and
 // phase; derive_kernels (derive_kernels.hpp) differentiates the rest.
@@ -21,7 +24,8 @@ namespace mdl::symbolic {
 
 // The kernels of kernel_abi.h, in the order of its mdl_kernels struct.
 enum class Kernel : std::uint8_t {
-    mass,                // out[n]:   diagonal of M, depends on p only
+    mass,                // out[n]:   diagonal of M when M is constant and diagonal, else NaN
+                         //           for the coordinates of the kinetic energy; p only
     force,               // out[n]:   f, without constraint forces
     rates,               // out[k]:   x'
     potential,           // out[0 or 1]: U
@@ -32,13 +36,14 @@ enum class Kernel : std::uint8_t {
     force_dv,            // out[n*n]: df/dv, row-major
     phase,               // out[r]:   theta_i(t, p) = omega_i t + c_i
     phase_rate,          // out[r]:   omega_i(p)
+    mass_matrix,         // out[n*n]: M(q, p), row-major, symmetric
 };
-inline constexpr std::size_t kernel_count = 11;
+inline constexpr std::size_t kernel_count = 12;
 inline constexpr std::array<Kernel, kernel_count> all_kernels{
     Kernel::mass,      Kernel::force,      Kernel::rates,
     Kernel::potential, Kernel::constraint, Kernel::constraint_jacobian,
     Kernel::curvature, Kernel::force_dq,   Kernel::force_dv,
-    Kernel::phase,     Kernel::phase_rate,
+    Kernel::phase,     Kernel::phase_rate, Kernel::mass_matrix,
 };
 std::string_view kernel_name(Kernel k);
 
@@ -89,7 +94,13 @@ public:
 
     VariableNames names;             // for printing
     bool velocity_dependent = false; // f depends on v (set by derive_kernels)
-    bool time_dependent = false;     // f depends on t other than through phases (likewise)
+    // f depends on v other than through a kinetic energy's velocity terms (dampers, velocity
+    // forces, equations): set by equations_of_motion; derive_kernels leaves it alone
+    bool applied_velocity_dependent = false;
+    bool time_dependent = false;            // f depends on t other than through phases (likewise)
+    bool mass_depends_on_positions = false; // M(q) (likewise, from mass_matrix)
+    bool mass_coupled = false;              // M has nonzero off-diagonal entries (likewise)
+    bool mass_constant_diagonal() const { return !mass_depends_on_positions && !mass_coupled; }
 
 private:
     ExprPool pool_;

@@ -196,7 +196,11 @@ void check_setup(int flag, const char* call) {
 [[noreturn]] void throw_failure(const Model& model, std::string_view method, Solver& solver,
                                 Problem& problem, int flag, double t_end) {
     if (problem.error) {
-        std::rethrow_exception(problem.error);
+        try {
+            std::rethrow_exception(problem.error);
+        } catch (const NumericalFailure& failure) {
+            throw failure.in_method(method); // a model evaluation's failure (M(q))
+        }
     }
     double t = 0.0;
     CVodeGetCurrentTime(solver.memory, &t);

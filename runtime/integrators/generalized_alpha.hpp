@@ -71,6 +71,7 @@ public:
           noise_(a_), lambda_(Vector::Zero(m_)), g1_(lambda_), kappa_(lambda_),
           A_q_(Matrix::Zero(n_, n_)), A_v_(A_q_), Ga_(Matrix::Zero(m_, n_)), G1_(Ga_),
           K_(Eigen::MatrixXd::Zero(n_ + m_, n_ + m_)), lu_(n_ + m_), gram_(model) {
+        require_constant_diagonal_mass(model, name_);
         require_no_first_order_states(model, name_);
     }
 

@@ -29,6 +29,7 @@ public:
         : model_(&model), force_(std::move(force)), options_(options),
           a_(Vector::Zero(model.positions())), w_(Vector::Zero(model.positions())),
           scratch_(Vector::Zero(model.positions())) {
+        require_constant_diagonal_mass(model, name());
         require_no_first_order_states(model, name());
         require_unconstrained(model, name());
     }

@@ -27,6 +27,7 @@ public:
     Rattle(const Model& model, Force force, SolverOptions options = {})
         : model_(&model), force_(std::move(force)), options_(options), stage_(model),
           mu_(Vector::Zero(model.constraints())), tmp_(Vector::Zero(model.positions())) {
+        require_constant_diagonal_mass(model, name());
         require_no_first_order_states(model, name());
         require_constraints(model, name());
     }

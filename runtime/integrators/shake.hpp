@@ -34,6 +34,7 @@ public:
         : model_(&model), force_(std::move(force)), options_(options), stage_(model),
           multipliers_(Vector::Zero(model.constraints())), last_kick_(multipliers_),
           tmp_(Vector::Zero(model.positions())) {
+        require_constant_diagonal_mass(model, name());
         require_no_first_order_states(model, name());
         require_constraints(model, name());
     }

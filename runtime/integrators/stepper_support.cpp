@@ -14,7 +14,37 @@ void require_no_first_order_states(const Model& model, std::string_view method) 
     }
 }
 
+std::string mass_matrix_description(const Model& model) {
+    const std::string what = "the model's mass matrix M = d2T/dv2 from its kinetic energy ";
+    if (!model.mass_depends_on_positions()) {
+        return what + "is constant but couples coordinates (not diagonal)";
+    }
+    return what + "depends on the positions" +
+           (model.mass_coupled() ? " and couples coordinates" : "");
+}
+
+void require_constant_diagonal_mass(const Model& model, std::string_view method) {
+    if (model.mass_constant_diagonal()) {
+        return;
+    }
+    throw MethodNotApplicable(
+        method, mass_matrix_description(model) +
+                    ", and this method assumes a constant diagonal mass (it multiplies forces "
+                    "by M^-1 component by component); use rk4, dopri5 or cvode-bdf, which "
+                    "solve M(q) a = f at every evaluation" +
+                    (model.constrained() ? " (for a model without constraints)" : ""));
+}
+
 void require_unconstrained(const Model& model, std::string_view method) {
+    if (model.constrained() && !model.mass_constant_diagonal()) {
+        throw MethodNotApplicable(
+            method, "the model has " + std::to_string(model.constraints()) + " constraint(s) (" +
+                        model.constraint_name(0) + ", ...) and " + mass_matrix_description(model) +
+                        "; no method of this version integrates constraints with such a mass "
+                        "matrix (the constrained methods assume a constant diagonal mass): "
+                        "write the model in independent coordinates for rk4 or dopri5, or with "
+                        "bodies and constraints for rattle");
+    }
     if (model.constrained()) {
         throw MethodNotApplicable(
             method, "the model has " + std::to_string(model.constraints()) + " constraint(s) (" +

@@ -30,6 +30,12 @@ struct SolverOptions {
 // Applicability checks for the steppers' constructors: throw MethodNotApplicable.
 void require_no_first_order_states(const Model& model, std::string_view method);
 void require_unconstrained(const Model& model, std::string_view method);
+// The Verlet family, SHAKE, RATTLE, Störmer, Newmark, generalized-alpha and the multiscale
+// methods use M^-1 as a vector: they refuse a model whose mass matrix (kinetic energy) is
+// not constant and diagonal, naming the methods that solve M(q) a = f.
+void require_constant_diagonal_mass(const Model& model, std::string_view method);
+// "the model's mass matrix M = d2T/dv2 from its kinetic energy depends on the positions ..."
+std::string mass_matrix_description(const Model& model);
 void require_constraints(const Model& model, std::string_view method);
 // Störmer (GE3) is unstable for every damped system (second-derivative-models-ge3).
 void require_velocity_free(const Model& model, bool velocity_dependent, std::string_view method);

@@ -32,6 +32,7 @@ public:
         : Stormer(model, ModelForce(model)) {}
     Stormer(const Model& model, Force force)
         : model_(&model), force_(std::move(force)), a_(Vector::Zero(model.positions())), d_(a_) {
+        require_constant_diagonal_mass(model, name());
         require_no_first_order_states(model, name());
         require_unconstrained(model, name());
         require_velocity_free(model, force_.velocity_dependent(), name());

@@ -1,5 +1,6 @@
 #include "runtime/multiscale/applicability.hpp"
 
+#include "runtime/integrators/stepper_support.hpp"
 #include "runtime/multiscale/common_period.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -12,6 +13,15 @@ namespace {
 
 Applicability refused(std::string reason) {
     return Applicability{false, std::move(reason)};
+}
+
+// The multiscale methods multiply forces by M^-1 component by component (their Verlet and
+// RK micro and macro steps, the filters' force averages, the constrained projections).
+Applicability refused_for_mass_matrix(const Model& model, std::string_view method) {
+    return refused(mass_matrix_description(model) + ", and " + std::string(method) +
+                   " assumes a constant diagonal mass; integrate it directly with dopri5, "
+                   "rk4 or cvode-bdf (resolving the fast scale), or write it with bodies and "
+                   "point masses");
 }
 
 std::vector<double> rates_of(const Model& model) {
@@ -39,6 +49,9 @@ void asynchronous_start_phase(const Model& model, Vector& theta) {
 }
 
 Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
+    if (!model.mass_constant_diagonal()) {
+        return refused_for_mass_matrix(model, "HMM");
+    }
     if (model.states() > 0) {
         return refused("HMM integrates second-order models only (the model has first-order "
                        "states); use strobo, which averages the period map of the whole "
@@ -90,6 +103,9 @@ Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
 }
 
 Applicability strobo_applicability(const Model& model, const StroboscopicOptions& options) {
+    if (!model.mass_constant_diagonal()) {
+        return refused_for_mass_matrix(model, "stroboscopic averaging");
+    }
     if (model.vibrations() == 0 && options.period == 0.0) {
         return refused("the model has no vibration: stroboscopic averaging needs a fast periodic "
                        "forcing (or an explicit period)");
@@ -112,6 +128,9 @@ Applicability strobo_applicability(const Model& model, const StroboscopicOptions
 }
 
 Applicability stiff_hmm_applicability(const Model& model) {
+    if (!model.mass_constant_diagonal()) {
+        return refused_for_mass_matrix(model, "the stiff-spring HMM");
+    }
     if (model.constrained()) {
         return refused("the model has constraints: relax them into stiff springs "
                        "(--relax-constraints OMEGA) or use rattle/shake");

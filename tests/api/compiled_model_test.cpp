@@ -29,7 +29,12 @@ mdl::symbolic::System reference_system(const std::string& path) {
     return mdl::symbolic::equations_of_motion(*checked);
 }
 
+// NaN equals NaN here: the mass kernel's entries for the coordinates of a kinetic energy with
+// M(q) are NaN by definition (kernel_abi.h).
 double relative_error(double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) {
+        return 0.0;
+    }
     double scale = std::max({std::fabs(a), std::fabs(b), 1e-300});
     return a == b ? 0.0 : std::fabs(a - b) / scale;
 }
@@ -76,6 +81,7 @@ TEST_CASE("JIT kernels equal the reference evaluator on every shipped model") {
                 {K::curvature, model.curvature()},
                 {K::force_dq, model.force_dq()},
                 {K::force_dv, model.force_dv()},
+                {K::mass_matrix, model.mass_matrix()},
             };
             for (auto& [which, kernel] : kernels) {
                 auto expected = evaluator.evaluate(system.outputs(which), at);

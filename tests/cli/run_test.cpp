@@ -339,3 +339,71 @@ TEST_CASE("a step count the run cannot take is refused, not run as zero steps") 
     CHECK(flat.status == 2);
     CHECK(flat.output.find("each below the round-off of t") != std::string::npos);
 }
+
+TEST_CASE("HMM gives the Kapitza pendulum written with a kinetic energy the same result") {
+    // T = m l^2/2 der(q)^2 has a constant M = m l^2: HMM applies, and with
+    // U = m l (g + a) cos(q) the motion is that of models/kapitza.mdl's equation
+    // der(der(q)) = (g + a)/l sin(q). Both by the same HMM settings, at omega = 1e6.
+    const std::string path = std::string(MDL_BINARY_DIR) + "/tests/cli/kinetic_kapitza.mdl";
+    {
+        std::ofstream file(path);
+        file << R"(model KineticKapitza
+  parameter Real m = 0.3, l = 0.2, g = 9.8, vmax = 4, omega = 1e4, theta0 = 0;
+  vibration a(theta = omega*time + theta0) = vmax*omega*cos(theta);
+  coordinate q(start = 0.5);
+  kinetic T = m*l^2/2*der(q)^2;
+  potential U = m*l*(g + a)*cos(q);
+end KineticKapitza;
+)";
+    }
+    const std::string settings = " -m hmm --stop 1 --step 0.0125 -p omega=1e6 --every 10 -q -o ";
+    const std::string equation_csv = temp_csv("kapitza_equation");
+    const std::string kinetic_csv = temp_csv("kapitza_kinetic");
+    Result a = mdl("run " + model("kapitza.mdl") + settings + equation_csv);
+    Result b = mdl("run " + path + settings + kinetic_csv);
+    INFO(a.output << b.output);
+    REQUIRE(a.status == 0);
+    REQUIRE(b.status == 0);
+    CsvNumbers x(equation_csv), y(kinetic_csv);
+    REQUIRE(x.rows.size() == y.rows.size());
+    REQUIRE(x.rows.size() == 9); // t = 0, 0.125, ..., 1
+    const std::size_t qx = x.column("q"), qy = y.column("q");
+    // The two forces differ only in rounding (l (g + a) sin q / l^2 against (g + a)/l sin q,
+    // with |a| up to 4e6 m/s^2): measured 3e-12 rad apart.
+    for (std::size_t i = 0; i < x.rows.size(); ++i) {
+        CHECK(std::abs(y.rows[i][qy] - x.rows[i][qx]) < 1e-10);
+    }
+    CHECK(std::abs(x.rows.back()[qx] - 0.5) > 1e-3); // q moved
+}
+
+TEST_CASE("a conservative model with M(q) gets an energy column, 1/2 v^T M(q) v + U, conserved") {
+    // A bead on the wire y = a x^2, written in x: T = m/2 (1 + 4 a^2 x^2) der(x)^2,
+    // U = m g a x^2. The force depends on der(x) only through Lagrange's velocity terms, which
+    // do no work: E = T + U is conserved, here E(0) = m/2 (1 + 4 a^2 x0^2) v0^2 + m g a x0^2.
+    const std::string path = std::string(MDL_BINARY_DIR) + "/tests/cli/bead_on_parabola.mdl";
+    {
+        std::ofstream file(path);
+        file << R"(model BeadOnParabola
+  parameter Real m = 0.3, a = 2, g = 9.81;
+  coordinate x(start = 0.4, vstart = 1.5);
+  kinetic T = m/2*(1 + 4*a^2*x^2)*der(x)^2;
+  potential U = m*g*a*x^2;
+end BeadOnParabola;
+)";
+    }
+    const std::string out = temp_csv("bead_on_parabola");
+    Result r = mdl("run " + path +
+                   " -m dopri5 --rtol 1e-10 --atol 1e-12 --stop 3 --step 0.1 -q -o " + out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CsvNumbers csv(out);
+    const std::size_t energy = csv.column("energy"), x = csv.column("x");
+    const double e0 = 0.3 / 2 * (1 + 16 * 0.16) * 2.25 + 0.3 * 9.81 * 2 * 0.16;
+    REQUIRE(csv.rows.size() == 31);
+    double smallest = 1.0;
+    for (const auto& row : csv.rows) {
+        CHECK(row[energy] == Approx(e0).epsilon(1e-8));
+        smallest = std::min(smallest, row[x]);
+    }
+    CHECK(smallest < -0.3); // it oscillated through the bottom
+}

@@ -78,6 +78,8 @@ inline mdl_kernel kernel_of(const mdl_kernels& table, symbolic::Kernel k) {
         return table.phase;
     case Kernel::phase_rate:
         return table.phase_rate;
+    case Kernel::mass_matrix:
+        return table.mass_matrix;
     }
     return nullptr;
 }

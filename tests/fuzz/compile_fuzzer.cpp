@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         auto args = model.args(0.125, q.data(), v.data(), x.data(), theta.data());
         for (const mdl::Kernel& k :
              {model.mass(), model.force(), model.rates(), model.potential(), model.constraint(),
-              model.constraint_jacobian(), model.curvature(), model.force_dq(), model.force_dv()}) {
+              model.constraint_jacobian(), model.curvature(), model.force_dq(), model.force_dv(),
+              model.mass_matrix()}) {
             if (k) {
                 k(args, out.data());
             }

@@ -315,3 +315,47 @@ end Wall;)"));
     }
     CHECK_FALSE(s.system.velocity_dependent);
 }
+
+TEST_CASE("kinetic energy: M = d2T/dv2 and Lagrange's velocity terms, by the reference evaluator") {
+    // A bead on a wire shaped y = a x^2 (y up), written in x alone:
+    // T = m/2 (1 + 4 a^2 x^2) x'^2, U = m g a x^2. Then M = m (1 + 4 a^2 x^2) and
+    // dT/dx - (d/dx dT/dx') x' = 4 m a^2 x x'^2 - 8 m a^2 x x'^2 = -4 m a^2 x x'^2,
+    // so f = -4 m a^2 x x'^2 - 2 m g a x.
+    At s(checked(R"(model Bead
+  parameter Real m = 0.3, a = 2, g = 9.81;
+  coordinate x(start = 0.4);
+  kinetic T = m/2*(1 + 4*a^2*x^2)*der(x)^2;
+  potential U = m*g*a*x^2;
+end Bead;
+)"));
+    const double m = 0.3, a = 2, g = 9.81, x = 0.37, v = -1.3;
+    s.q = {x};
+    s.v = {v};
+    CHECK(s.model.positions[0].kinetic);
+    CHECK(s.model.positions[0].mass == nullptr);
+    CHECK(s.system.mass_depends_on_positions);
+    CHECK_FALSE(s.system.mass_coupled);
+    CHECK(std::isnan(s.eval(Kernel::mass)[0]));
+    CHECK(s.eval(Kernel::mass_matrix)[0] == Approx(m * (1 + 4 * a * a * x * x)).epsilon(1e-14));
+    CHECK(s.eval(Kernel::force)[0] ==
+          Approx(-4 * m * a * a * x * v * v - 2 * m * g * a * x).epsilon(1e-14));
+    // df/dv = -8 m a^2 x v: the velocity terms are differentiated like any force
+    CHECK(s.eval(Kernel::force_dv)[0] == Approx(-8 * m * a * a * x * v).epsilon(1e-14));
+    CHECK(s.system.velocity_dependent);
+}
+
+TEST_CASE("kinetic energy with a constant diagonal M: the mass kernel carries it") {
+    At s(checked(R"(model KineticPendulum
+  parameter Real m = 2, l = 0.5, g = 9.81;
+  coordinate phi(start = 1);
+  kinetic T = m*l^2/2*der(phi)^2;
+  potential U = -m*g*l*cos(phi);
+end KineticPendulum;
+)"));
+    s.q = {0.7};
+    s.v = {3.0};
+    CHECK(s.system.mass_constant_diagonal());
+    CHECK(s.eval(Kernel::mass)[0] == Approx(0.5));
+    CHECK(s.eval(Kernel::force)[0] == Approx(-2 * 9.81 * 0.5 * std::sin(0.7)).epsilon(1e-14));
+    CHECK_FALSE(s.system.velocity_dependent); // no velocity terms for a constant M
+}

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <string>
 
 using namespace mdl;
@@ -22,7 +23,29 @@ TEST_CASE("validate rejects systems that break the calling convention", "[system
         s.outputs(Kernel::force) = {s.constant(0)};
         s.outputs(Kernel::force_dq) = {s.constant(0)};
         s.outputs(Kernel::force_dv) = {s.constant(0)};
+        s.outputs(Kernel::mass_matrix) = {s.parameter(0)};
         CHECK_THROWS_WITH(s.validate(), Catch::Contains("mass[0] uses q[0]"));
+    }
+    SECTION("a mass matrix depending on a velocity") {
+        System s({1, 0, 0, 0, 1});
+        s.outputs(Kernel::mass) = {s.parameter(0)};
+        s.outputs(Kernel::force) = {s.constant(0)};
+        s.outputs(Kernel::force_dq) = {s.constant(0)};
+        s.outputs(Kernel::force_dv) = {s.constant(0)};
+        s.outputs(Kernel::mass_matrix) = {s.parameter(0) * s.velocity(0)};
+        CHECK_THROWS_WITH(s.validate(), Catch::Contains("mass_matrix[0] uses der(q[0])") ||
+                                            Catch::Contains("mass_matrix[0] uses v[0]"));
+    }
+    SECTION("a mass matrix depending on a position is valid (kinetic energy)") {
+        System s({1, 0, 0, 0, 1});
+        s.outputs(Kernel::mass) = {s.constant(std::numeric_limits<double>::quiet_NaN())};
+        s.outputs(Kernel::force) = {s.constant(0)};
+        s.outputs(Kernel::mass_matrix) = {s.parameter(0) * (2.0 + cos(s.position(0)))};
+        derive_kernels(s);
+        CHECK_NOTHROW(s.validate());
+        CHECK(s.mass_depends_on_positions);
+        CHECK_FALSE(s.mass_coupled);
+        CHECK_FALSE(s.mass_constant_diagonal());
     }
     SECTION("variable index beyond the sizes") {
         System s({1, 0, 0, 0, 0});

@@ -73,6 +73,10 @@ void mdl_start(const mdl_model* model, double* q, double* v, double* x);
 void mdl_phases(const mdl_model* model, double t, double* theta);
 
 const mdl_kernels* mdl_kernels_of(const mdl_model* model);
+/* Whether the mass matrix M (kernels' mass_matrix, n x n) is constant (no kinetic energy
+ * with M(q)) and diagonal (then the mass kernel gives it): 1 or 0. */
+int mdl_mass_constant(const mdl_model* model);
+int mdl_mass_diagonal(const mdl_model* model);
 /* Kernel arguments bound to the model's current parameters. */
 mdl_kernel_args mdl_args(const mdl_model* model, double t, const double* q, const double* v,
                          const double* x, const double* theta);

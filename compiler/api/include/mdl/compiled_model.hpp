@@ -140,7 +140,12 @@ public:
     mdl_kernel_args args(double t, const double* q, const double* v, const double* x = nullptr,
                          const double* theta = nullptr) const;
     const mdl_kernels& kernels() const;
-    Kernel mass() const;
+    Kernel mass() const;        // diagonal of M when mass_constant() && mass_diagonal()
+    Kernel mass_matrix() const; // M(q), n x n row-major, symmetric positive definite
+    // M does not depend on the positions (no kinetic energy with M(q)) / has no off-diagonal
+    // entries. Both: M = diag(mass()), and every method applies.
+    bool mass_constant() const;
+    bool mass_diagonal() const;
     Kernel force() const;
     Kernel rates() const;
     Kernel potential() const;
