@@ -8,11 +8,13 @@
 #include "mdl/compiled_model.hpp"
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/methods.hpp"
+#include "runtime/model_force.hpp"
 #include "runtime/multiscale/applicability.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/run.hpp"
 #include "shipped_model.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numbers>
@@ -366,5 +368,53 @@ end KineticDegenerate;
         CHECK(e.where() == "der(q)");
         CHECK(e.detail().find("not positive definite") != std::string::npos);
         CHECK(e.time() > 0.0);
+    }
+}
+
+TEST_CASE("triple pendulum in joint angles: accelerations equal SymPy's Lagrange method") {
+    // The kinetic energy written from the bobs' Cartesian velocities, as a user would, plus a
+    // rotational damper on q2 (a velocity-dependent applied force). The reference
+    // accelerations come from sympy.physics.mechanics.LagrangesMethod, an independent
+    // derivation, in 30-digit arithmetic (tests/api/reference/triple_pendulum_sympy.py).
+    const char* source = R"(model TriplePendulum
+  parameter Real m1 = 0.7, m2 = 0.4, m3 = 0.25, l1 = 0.5, l2 = 0.35, l3 = 0.3, g = 9.81, c = 0.3;
+  coordinate q1(start = 0.3);
+  coordinate q2(start = 0.2);
+  coordinate q3(start = 0.1);
+  kinetic T1 = m1/2*((l1*cos(q1)*der(q1))^2 + (l1*sin(q1)*der(q1))^2);
+  kinetic T2 = m2/2*((l1*cos(q1)*der(q1) + l2*cos(q2)*der(q2))^2
+                   + (l1*sin(q1)*der(q1) + l2*sin(q2)*der(q2))^2);
+  kinetic T3 = m3/2*((l1*cos(q1)*der(q1) + l2*cos(q2)*der(q2) + l3*cos(q3)*der(q3))^2
+                   + (l1*sin(q1)*der(q1) + l2*sin(q2)*der(q2) + l3*sin(q3)*der(q3))^2);
+  potential U = -g*(m1*l1*cos(q1) + m2*(l1*cos(q1) + l2*cos(q2))
+                    + m3*(l1*cos(q1) + l2*cos(q2) + l3*cos(q3)));
+  force drag(q2) = -c*der(q2);
+end TriplePendulum;
+)";
+    test::LoadedModel model(compile(source, "triple_pendulum.mdl"));
+    CHECK_FALSE(model.model.conservative()); // the damper, not the velocity terms
+    struct Reference {
+        std::array<double, 3> q, v, a;
+    };
+    const Reference references[] = {
+        {{-1.5235204601441477, 0.01006302092500233, 0.047290851092284036},
+         {2.160003525895653, -2.3841788969582414, -1.6602926599320562},
+         {21.735953988866804, 6.609503067636095, -17.273887678085085}},
+        {{0.4041226095403463, 0.2262360876981897, 1.1334935299327613},
+         {0.28686872910268857, 1.3832339544552221, 1.6086919378148492},
+         {-6.843636838777357, 4.07480927511211, -25.896533577239545}},
+        {{1.0041038326344718, 0.34608338597699984, -1.040263682528292},
+         {0.6852256840790956, -2.33558073845922, 1.9005681171142284},
+         {-24.16431649797375, 25.15451316626157, 11.407585387633512}},
+    };
+    runtime::ModelForce force(model.model);
+    for (const Reference& r : references) {
+        runtime::Vector q(3), v(3), a(3);
+        q << r.q[0], r.q[1], r.q[2];
+        v << r.v[0], r.v[1], r.v[2];
+        force.acceleration(0.0, q, v, runtime::Vector(), a);
+        for (int i = 0; i < 3; ++i) {
+            CHECK(a[i] == Approx(r.a[static_cast<std::size_t>(i)]).epsilon(1e-12));
+        }
     }
 }
