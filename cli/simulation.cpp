@@ -1,5 +1,7 @@
 #include "simulation.hpp"
 
+#include "exit_status.hpp"
+#include "interruption.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/multiscale/hmm.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
@@ -26,7 +28,9 @@ bool is_hmm(const std::string& method) {
     return method.rfind("hmm", 0) == 0;
 }
 
-// Writes every output state to the CSV, remembers the last one and reports progress.
+// Writes every output state to the CSV, remembers the last one and reports progress. After a
+// SIGINT/SIGTERM it writes the state it was given (also one --every would skip) and ends the
+// run there: a step boundary, so the CSV is complete up to that time.
 struct Observer {
     runtime::CsvWriter& csv;
     const ProgressCallback& progress;
@@ -34,6 +38,10 @@ struct Observer {
     void operator()(const runtime::State& s) {
         csv(s);
         last = s;
+        if (const int signal = interruption_signal()) {
+            csv.finish(s);
+            throw Interrupted(s.t, signal, csv.rows());
+        }
         if (progress) {
             progress(s.t);
         }

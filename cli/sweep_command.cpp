@@ -4,7 +4,10 @@
 // its own parameters, no recompilation) on all cores, or across the ranks of an MPI job when
 // launched by mpirun; writes DIR/run_<i>.csv per run and DIR/summary.csv (docs/sweeps.md).
 #include "commands.hpp"
+#include "exit_status.hpp"
+#include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
+#include "runtime/output/csv_writer.hpp"
 #include "simulation.hpp"
 #include "sweep_grid.hpp"
 #include "sweep_runner.hpp"
@@ -13,6 +16,7 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -79,6 +83,7 @@ std::string describe(const SweepGrid& grid, std::size_t index) {
 }
 
 int sweep(const SweepOptions& o) {
+    catch_interruptions();
     std::vector<SweepAxis> axes;
     for (const std::string& p : o.parameters) {
         axes.push_back(parse_sweep_axis(p));
@@ -151,6 +156,9 @@ int sweep(const SweepOptions& o) {
         std::vector<std::optional<RunOutcome>> results(grid.size());
         std::mutex mutex;
         NextRun next = [&]() -> std::optional<std::size_t> {
+            if (interruption_signal() != 0) { // the runs not started stay so
+                return std::nullopt;
+            }
             std::size_t i = counter.fetch_add(1);
             return i < grid.size() ? std::optional(i) : std::nullopt;
         };
@@ -159,8 +167,9 @@ int sweep(const SweepOptions& o) {
             results[index] = std::move(outcome);
         };
         run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
-        for (auto& r : results) {
-            outcomes.push_back(std::move(*r));
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            outcomes.push_back(results[i] ? std::move(*results[i])
+                                          : runner.not_started(i, interruption_signal()));
         }
     }
     progress.done();
@@ -170,29 +179,48 @@ int sweep(const SweepOptions& o) {
 
     const fs::path summary = directory / "summary.csv";
     {
+        errno = 0;
         std::ofstream out(summary, std::ios::binary);
+        if (!out) {
+            throw WriteFailure(summary.string(), runtime::OutputError(errno).what());
+        }
         out << runner.header() << '\n';
         for (const auto& r : outcomes) {
             out << r.row << '\n';
         }
+        errno = 0;
         out.close();
         if (!out) {
-            throw std::invalid_argument(
-                fmt::format("--output: cannot write '{}'", summary.string()));
+            throw WriteFailure(summary.string(), runtime::OutputError(errno).what());
         }
     }
-    std::size_t failed = 0, errors = 0;
+    std::size_t failed = 0, errors = 0, interrupted = 0;
     std::vector<std::size_t> unsuccessful;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         failed += outcomes[i].status == RunOutcome::Status::failed;
         errors += outcomes[i].status == RunOutcome::Status::error;
-        if (outcomes[i].status != RunOutcome::Status::ok) {
+        interrupted += outcomes[i].status == RunOutcome::Status::interrupted;
+        if (outcomes[i].status != RunOutcome::Status::ok &&
+            outcomes[i].status != RunOutcome::Status::interrupted) {
             unsuccessful.push_back(i);
         }
     }
-    if (errors == outcomes.size()) { // a bad setting, not one bad point
+    if (errors == outcomes.size()) { // a bad setting or a full disk, not one bad point
+        if (outcomes[0].output_failed) {
+            throw WriteFailure(outcomes[0].message);
+        }
         throw std::invalid_argument(fmt::format("every run failed to start; run {} ({}): {}", 0,
                                                 describe(grid, 0), outcomes[0].message));
+    }
+    const auto lost = std::count_if(outcomes.begin(), outcomes.end(),
+                                    [](const RunOutcome& r) { return r.output_failed; });
+    if (const int signal = interruption_signal()) {
+        // not --quiet's to hide: it says why the summary has unfinished runs
+        std::cerr << fmt::format("mdl sweep: interrupted by {}: {} of {} runs finished, {} "
+                                 "marked 'interrupted' in {}\n",
+                                 signal_name(signal), outcomes.size() - interrupted,
+                                 outcomes.size(), interrupted, summary.string());
+        return exit_status::interrupted(signal);
     }
     if (!o.quiet) {
         constexpr std::size_t shown = 5;
@@ -214,7 +242,17 @@ int sweep(const SweepOptions& o) {
             ranks > 1 ? fmt::format("{} ranks x ", ranks) : "", jobs, jobs == 1 ? "" : "s", seconds,
             summary.string());
     }
-    return 0;
+    if (lost > 0) { // the summary is complete, but trajectories are missing
+        std::cerr << fmt::format(
+            "mdl sweep: error: {} trajectory file{} could not be written; "
+            "the first: {}\n",
+            lost, lost == 1 ? "" : "s",
+            std::find_if(outcomes.begin(), outcomes.end(), [](const RunOutcome& r) {
+                return r.output_failed;
+            })->message);
+        return exit_status::output_failed;
+    }
+    return exit_status::success;
 }
 
 } // namespace
@@ -254,11 +292,16 @@ std::function<int()> add_sweep_command(CLI::App& app) {
                 std::cerr << e.what();
             }
             return 1;
+        } catch (const WriteFailure& e) {
+            if (rank0) {
+                std::cerr << fmt::format("mdl sweep: error: {}\n", e.what());
+            }
+            return exit_status::output_failed;
         } catch (const std::invalid_argument& e) {
             if (rank0) {
                 std::cerr << fmt::format("mdl sweep: error: {}\n", e.what());
             }
-            return 2;
+            return exit_status::bad_input;
         }
     };
 }

@@ -291,8 +291,11 @@ std::string gnuplot_script(const PlotSpec& spec) {
 std::string render_plot(const PlotSpec& spec) {
     const TempScript script(gnuplot_script(spec));
     // a failed run must not leave an older image looking like its result
+    // (a regular file only: `-o /dev/null` run as root must not delete the device)
     std::error_code ignored;
-    std::filesystem::remove(spec.output, ignored);
+    if (std::filesystem::is_regular_file(spec.output, ignored)) {
+        std::filesystem::remove(spec.output, ignored);
+    }
     std::string messages;
     const int status = run_gnuplot(spec.gnuplot, script.path(), messages);
     if (status < 0) {
