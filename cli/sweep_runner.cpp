@@ -292,7 +292,7 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
         }
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
-    outcome.row = row(index, outcome, metrics, result ? &*result : nullptr, seconds);
+    outcome.row = row(index, outcome, metrics, result ? &*result : nullptr, seconds, true);
     return outcome;
 }
 
@@ -302,12 +302,12 @@ RunOutcome SweepRunner::not_started(std::size_t index, int signal) const {
     outcome.message =
         fmt::format("not started: the sweep was interrupted by {}", signal_name(signal));
     Metrics none;
-    outcome.row = row(index, outcome, none, nullptr, 0.0);
+    outcome.row = row(index, outcome, none, nullptr, 0.0, false);
     return outcome;
 }
 
 std::string SweepRunner::row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
-                             const SimulationResult* result, double seconds) const {
+                             const SimulationResult* result, double seconds, bool started) const {
     const auto point = grid_.point(index);
     std::string row;
     row = std::to_string(index);
@@ -338,7 +338,7 @@ std::string SweepRunner::row(std::size_t index, const RunOutcome& outcome, const
     }
     row += fmt::format(",{},{:.6f}", metrics.rows, seconds);
     if (trajectories_) {
-        row += "," + file_name(index);
+        row += "," + (started ? file_name(index) : std::string());
     }
     row += "," + csv_field(outcome.message);
     return row;

@@ -58,7 +58,7 @@ public:
 
 private:
     std::string row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
-                    const SimulationResult* result, double seconds) const;
+                    const SimulationResult* result, double seconds, bool started) const;
 
     const CompiledModel& compiled_;
     SweepGrid grid_;
