@@ -65,6 +65,10 @@ SimulationResult simulate(const CompiledModel& compiled, const runtime::Model& m
                           const SimulationSettings& settings, std::ostream& out,
                           const ProgressCallback& progress = {});
 
+// The flags' values on their own (finite, in range), before any run: std::invalid_argument
+// naming the flag. simulate() calls it; `mdl sweep` calls it once before its runs.
+void validate_settings(const SimulationSettings& settings);
+
 // "name=value" of -p, or std::invalid_argument naming the flag.
 std::pair<std::string, double> parse_assignment(const std::string& text);
 

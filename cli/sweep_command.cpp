@@ -89,6 +89,7 @@ int sweep(const SweepOptions& o) {
         axes.push_back(parse_sweep_axis(p));
     }
     SweepGrid grid(std::move(axes));
+    validate_settings(o.simulation);
     auto began = std::chrono::steady_clock::now();
     CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
     for (const auto& axis : grid.axes()) {

@@ -48,7 +48,7 @@ void finish(Observer& observer, const State& state) {
 // Fixed steps of size h (towards t_end, which may lie before state.t); the step times are
 // t0 + k h, computed afresh each step so they do not drift, and the last step is shortened
 // to end exactly at t_end (unless it would be shorter than 1e-9 h: then the grid is
-// stretched to end there).
+// stretched to end there). A step longer than the whole interval is one step to t_end.
 template <class Stepper, class Observer>
 IntegrationStats integrate_fixed(Stepper& stepper, State& state, double t_end, double h,
                                  Observer&& observer) {
@@ -60,7 +60,8 @@ IntegrationStats integrate_fixed(Stepper& stepper, State& state, double t_end, d
     const double span = t_end - t0;
     const double direction = span < 0.0 ? -1.0 : 1.0;
     double count = std::abs(span) / h;
-    double rounded = std::round(count);
+    // a step longer than the interval is one step to t_end (was 0 steps: --step 1e300)
+    double rounded = std::max(1.0, std::round(count));
     double step = h;
     if (std::abs(count - rounded) <= 1e-9 * std::max(1.0, count)) {
         count = rounded; // the grid ends at t_end (up to the stretch of h by < 1e-9)
