@@ -192,10 +192,54 @@ runtime::Method classical_method(const SimulationSettings& o, const runtime::Mod
                     name, runtime::unknown_method_message(name)));
 }
 
-runtime::CsvWriter csv_writer(std::ostream& out, const runtime::Model& model,
-                              const SimulationSettings& o) {
+// The CSV's spacing, one setting used by every method: --every N; else the annotation's
+// `every`; else its `Interval` as a whole number N of the method's fixed (macro) steps
+// `fixed_step`, refused when it is not one (an Interval up to one step: every step). Adaptive methods (fixed_step 0) take Interval as
+// their output interval instead (dense output), so here it is 1.
+std::size_t output_every(const SimulationSettings& o, const CompiledModel& compiled,
+                         double fixed_step) {
+    if (o.every) {
+        return *o.every;
+    }
+    const bool has_every = compiled.has_setting("every");
+    const bool has_interval = compiled.has_setting("Interval");
+    const double every = compiled.number_setting("every", 1.0);
+    const double interval = compiled.number_setting("Interval", 0.0);
+    if (has_every && has_interval) {
+        throw std::invalid_argument(
+            fmt::format("annotation(experiment(every = {}, Interval = {})): give one output "
+                        "spacing, not both (--every overrides them)",
+                        number(every), number(interval)));
+    }
+    if (has_every) {
+        const std::size_t n = count_setting(compiled, "every", 1.0);
+        if (n == 0) {
+            throw std::invalid_argument(
+                "annotation(experiment(every = 0)): must be at least 1 (every row)");
+        }
+        return n;
+    }
+    if (!has_interval || fixed_step == 0.0) {
+        return 1;
+    }
+    const double steps = interval / fixed_step;
+    if (interval > 0.0 && steps <= 1.0) { // no output between steps: every step is written
+        return 1;
+    }
+    const double whole = std::round(steps);
+    if (!(interval > 0.0) || !(whole >= 1.0) || !(whole <= max_steps) ||
+        std::abs(steps - whole) > 1e-9 * whole) {
+        throw std::invalid_argument(fmt::format(
+            "annotation(experiment(Interval = {})): the output interval is not a whole number of "
+            "steps of {} ({} steps); choose a --step that divides it, or --every N",
+            number(interval), number(fixed_step), number(steps)));
+    }
+    return static_cast<std::size_t>(whole);
+}
+
+runtime::CsvWriter csv_writer(std::ostream& out, const runtime::Model& model, std::size_t every) {
     runtime::CsvOptions csv_options;
-    csv_options.every = o.every;
+    csv_options.every = every;
     return runtime::CsvWriter(out, model, csv_options);
 }
 
@@ -211,10 +255,10 @@ runtime::IntegrationStats integration_of(const Stats& stats) {
 // counts of the result. `integrate(state, observer)` runs the method and returns its stats.
 template <class Integrate>
 auto run_into(SimulationResult& r, const CompiledModel& compiled, const runtime::Model& model,
-              const SimulationSettings& o, std::ostream& out, const ProgressCallback& progress,
+              std::size_t every, std::ostream& out, const ProgressCallback& progress,
               Integrate integrate) {
     runtime::State state = initial_state(compiled, model, r.start);
-    runtime::CsvWriter csv = csv_writer(out, model, o);
+    runtime::CsvWriter csv = csv_writer(out, model, every);
     Observer observer{csv, progress, r.final_state};
     auto began = Clock::now();
     auto stats = integrate(state, observer);
@@ -263,8 +307,9 @@ SimulationResult run_classical(const SimulationSettings& o, const CompiledModel&
         }
         step_count(o, r.start, settings.stop_time, settings.step, "an output interval of");
     }
-    const runtime::IntegrationStats stats =
-        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+    const std::size_t every = output_every(o, compiled, info.adaptive ? 0.0 : settings.step);
+    const runtime::IntegrationStats stats = run_into(
+        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
             return runtime::run(model, state, settings, observer);
         });
     r.summary = fmt::format("{} with {}: t = {} to {}, {} steps{}, {} rows, {:.3f} s",
@@ -305,7 +350,8 @@ auto macro_integrator(const SimulationSettings& o, const CompiledModel& compiled
 // (default `fixed`), or the output interval of an adaptive one (default 0: every step).
 double macro_step(const SimulationSettings& o, const CompiledModel& compiled, bool adaptive,
                   double fixed, double start, double stop) {
-    const double H = o.step.value_or(compiled.number_setting("step", adaptive ? 0.0 : fixed));
+    const double H = o.step.value_or(compiled.number_setting(
+        "step", adaptive ? compiled.number_setting("Interval", 0.0) : fixed));
     if (!((H > 0 && std::isfinite(H)) || (adaptive && H == 0))) {
         throw std::invalid_argument(
             fmt::format("--step: the macro step must be positive and finite, got {}", number(H)));
@@ -359,12 +405,13 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
     }
     options.force_even_in_phase = compiled.force_even_in_all_phases();
     require_positive("--period", o.period, "the common fast period");
-    options.period = o.period.value_or(compiled.number_setting("period", 0.0));
+    options.period = o.period.value_or(0.0); // (not an annotation key: the checker ignores it)
     if (o.constraint_tol) {
         options.solver.constraint_tolerance = *o.constraint_tol;
     }
-    const ms::HmmStats stats =
-        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+    const std::size_t every = output_every(o, compiled, options.macro_step);
+    const ms::HmmStats stats = run_into(
+        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
             return naming_period(o, [&] { return ms::run_hmm(model, state, options, observer); });
         });
     r.micro_steps = stats.micro_steps;
@@ -414,12 +461,14 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     // one period map per field evaluation: the window is one period
     require_micro_steps("--micro-steps-per-period",
                         static_cast<double>(options.micro_steps_per_period), 1.0);
-    options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
+    options.rtol = o.rtol.value_or(compiled.number_setting(
+        "rtol", compiled.number_setting("Tolerance", options.rtol)));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
     require_positive("--period", o.period, "the common fast period");
-    options.period = o.period.value_or(compiled.number_setting("period", 0.0));
-    const ms::StroboscopicStats stats =
-        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+    options.period = o.period.value_or(0.0); // (not an annotation key: the checker ignores it)
+    const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
+    const ms::StroboscopicStats stats = run_into(
+        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
             return naming_period(
                 o, [&] { return ms::run_stroboscopic(model, state, options, observer); });
         });
@@ -513,10 +562,12 @@ SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel&
                 number(per)));
         }
     }
-    options.rtol = o.rtol.value_or(compiled.number_setting("rtol", options.rtol));
+    options.rtol = o.rtol.value_or(compiled.number_setting(
+        "rtol", compiled.number_setting("Tolerance", options.rtol)));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
-    const ms::StiffHmmStats stats =
-        run_into(r, compiled, model, o, out, progress, [&](runtime::State& state, auto& observer) {
+    const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
+    const ms::StiffHmmStats stats = run_into(
+        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
             return ms::run_stiff_hmm(model, state, options, observer);
         });
     r.micro_steps = stats.micro_steps;
@@ -591,7 +642,7 @@ void validate_settings(const SimulationSettings& o) {
             fmt::format("--rho-inf: must lie in [0, 1], got {}", number(*o.rho_inf)));
     }
     require_positive("--constraint-tol", o.constraint_tol, "the constraint tolerance");
-    if (o.every == 0) {
+    if (o.every && *o.every == 0) {
         throw std::invalid_argument("--every: must be at least 1 (every row), got 0");
     }
     if (o.micro_steps_per_period && *o.micro_steps_per_period == 0) {
@@ -653,7 +704,9 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
     cmd->add_option("--constraint-tol", o.constraint_tol,
                     "Largest |g(q)| accepted by SHAKE/RATTLE and the constrained implicit "
                     "methods, in the constraint's units (default 1e-12)");
-    cmd->add_option("--every", o.every, "Write every N-th step (and the last)");
+    cmd->add_option("--every", o.every,
+                    "Write every N-th step (and the last); default: the model's `every`, else "
+                    "its Interval in steps (adaptive methods: Interval is the output interval)");
     const char* hmm = "HMM options (--method hmm, hmm-shake, hmm-rattle, hmm-stiff)";
     cmd->add_option("--algorithm", o.algorithm,
                     "async (Algorithm 2: micro-runs from rest at phase 0) or sync (Algorithm 1: "

@@ -21,7 +21,7 @@ namespace mdl::cli {
 struct SimulationSettings {
     std::optional<std::string> method;
     std::optional<double> start, stop, step, rtol, atol, rho_inf, constraint_tol;
-    std::size_t every = 1; // CSV: every N-th output row (and the last)
+    std::optional<std::size_t> every; // CSV: every N-th output row (and the last)
     // HMM
     std::optional<std::string> algorithm, filter;
     std::optional<double> window, macro_time;
