@@ -166,6 +166,24 @@ auto naming_period(const SimulationSettings& o, Integrate integrate) {
     }
 }
 
+// The tolerances as resolved (flag, else the annotation's rtol/Tolerance/atol): the flags'
+// ranges, so a model's annotation cannot bring in what the flags refuse.
+// `pure_absolute`: the method accepts rtol = 0 (dopri5 and CVODE; not the multiscale macros).
+void require_tolerances(double rtol, double atol, bool pure_absolute) {
+    if (!((pure_absolute ? rtol >= 0.0 : rtol > 0.0) && rtol < 1.0)) {
+        throw std::invalid_argument(fmt::format(
+            "--rtol (or the annotation's rtol, Tolerance): the relative tolerance must lie in "
+            "{}0, 1), got {}",
+            pure_absolute ? "[" : "(", number(rtol)));
+    }
+    if (!(atol > 0.0 && std::isfinite(atol))) {
+        throw std::invalid_argument(
+            fmt::format("--atol (or the annotation's atol): the absolute tolerance must be "
+                        "positive and finite, got {}",
+                        number(atol)));
+    }
+}
+
 // A flag's value that must be a positive finite number.
 void require_positive(const char* option, const std::optional<double>& value, const char* what) {
     if (value && !(*value > 0.0 && std::isfinite(*value))) {
@@ -194,8 +212,9 @@ runtime::Method classical_method(const SimulationSettings& o, const runtime::Mod
 
 // The CSV's spacing, one setting used by every method: --every N; else the annotation's
 // `every`; else its `Interval` as a whole number N of the method's fixed (macro) steps
-// `fixed_step`, refused when it is not one (an Interval up to one step: every step). Adaptive methods (fixed_step 0) take Interval as
-// their output interval instead (dense output), so here it is 1.
+// `fixed_step`, refused when it is not one (an Interval up to one step: every step). Adaptive
+// methods (fixed_step 0) take Interval as their output interval instead (dense output), so here it
+// is 1.
 std::size_t output_every(const SimulationSettings& o, const CompiledModel& compiled,
                          double fixed_step) {
     if (o.every) {
@@ -288,6 +307,9 @@ SimulationResult run_classical(const SimulationSettings& o, const CompiledModel&
         "rtol", compiled.number_setting("Tolerance", settings.adaptive.rtol)));
     settings.adaptive.atol =
         o.atol.value_or(compiled.number_setting("atol", settings.adaptive.atol));
+    if (info.adaptive) {
+        require_tolerances(settings.adaptive.rtol, settings.adaptive.atol, true);
+    }
     settings.rho_inf = o.rho_inf.value_or(compiled.number_setting("rho_inf", settings.rho_inf));
     settings.solver.constraint_tolerance =
         o.constraint_tol.value_or(settings.solver.constraint_tolerance);
@@ -435,11 +457,13 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     require_vibration(compiled, "strobo",
                       "stroboscopic averaging samples the motion once per fast period");
     ms::StroboscopicOptions options;
-    options.order = o.order.value_or(static_cast<int>(compiled.number_setting("order", 4)));
-    if (options.order != 2 && options.order != 4) {
+    // (compared as a double: a cast of the annotation's order = 1e300 to int is undefined)
+    const double order = o.order ? *o.order : compiled.number_setting("order", 4);
+    if (order != 2 && order != 4) {
         throw std::invalid_argument(
-            fmt::format("--order: the differencing order must be 2 or 4, got {}", options.order));
+            fmt::format("--order: the differencing order must be 2 or 4, got {}", number(order)));
     }
+    options.order = static_cast<int>(order);
     options.macro = macro_integrator(o, compiled, ms::parse_stroboscopic_macro);
     if (o.micro || !compiled.text_setting("micro", "").empty()) {
         try {
@@ -461,9 +485,12 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     // one period map per field evaluation: the window is one period
     require_micro_steps("--micro-steps-per-period",
                         static_cast<double>(options.micro_steps_per_period), 1.0);
-    options.rtol = o.rtol.value_or(compiled.number_setting(
-        "rtol", compiled.number_setting("Tolerance", options.rtol)));
+    options.rtol = o.rtol.value_or(
+        compiled.number_setting("rtol", compiled.number_setting("Tolerance", options.rtol)));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
+    if (adaptive) {
+        require_tolerances(options.rtol, options.atol, false);
+    }
     require_positive("--period", o.period, "the common fast period");
     options.period = o.period.value_or(0.0); // (not an annotation key: the checker ignores it)
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
@@ -562,9 +589,12 @@ SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel&
                 number(per)));
         }
     }
-    options.rtol = o.rtol.value_or(compiled.number_setting(
-        "rtol", compiled.number_setting("Tolerance", options.rtol)));
+    options.rtol = o.rtol.value_or(
+        compiled.number_setting("rtol", compiled.number_setting("Tolerance", options.rtol)));
     options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
+    if (adaptive) {
+        require_tolerances(options.rtol, options.atol, false);
+    }
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
     const ms::StiffHmmStats stats = run_into(
         r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {

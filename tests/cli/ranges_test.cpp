@@ -88,6 +88,9 @@ TEST_CASE("extreme values in every numeric option run, or are refused naming the
          "--micro-steps-per-period", "1", "RRRRRR"},
         {"strobo macro step", kapitza + " -m strobo --stop 0.1 --step {}", "--step", "0.1",
          "RoRRRR"},
+        // the multiscale dopri5 macro needs rtol > 0: -0 is refused here, not by the method
+        {"strobo dopri5 rtol", kapitza + " -m strobo --macro dopri5 --stop 0.1 --rtol {}", "--rtol",
+         "0.1", "oRoRRR"},
         {"strobo order", kapitza + " -m strobo --stop 0.1 --order {}", "--order", "0.1", "RRRRRR"},
         // omega = 1e-300: a kernel window of 1e301 time units overflows the micro-run (exit 3)
         {"hmm-stiff omega", stiff + " -m hmm-stiff --stop 0.5 --omega {}", "--omega", "0.5",
