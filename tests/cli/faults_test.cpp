@@ -104,6 +104,30 @@ TEST_CASE("every command's standard output is checked") {
     CHECK(contains(script.output, "No space left on device"));
 }
 
+TEST_CASE("a plot cut off by a file size limit is an error, not 'wrote'") {
+    // gnuplot exits 0 when its writes fail: mdl checks that the image ends as a whole file
+    const fs::path dir = fresh_directory("plot_limit");
+    {
+        std::ofstream data(dir / "data.csv");
+        data << "time,q\n";
+        for (int i = 0; i < 2000; ++i) {
+            data << i << "," << (i * i) % 97 << "\n";
+        }
+    }
+    for (const char* extension : {".svg", ".png"}) {
+        const fs::path image = dir / (std::string("plot") + extension);
+        Result r = with_file_size_limit(2, std::string(MDL_EXECUTABLE) + " plot " +
+                                               (dir / "data.csv").string() + " --y q -o " +
+                                               image.string());
+        INFO(r.output);
+        CHECK(r.status == 4);
+        CHECK(contains(r.output, "mdl plot: error: writing '" + image.string() +
+                                     "': the image ends after 1024 bytes, incomplete"));
+        Result whole = mdl("plot " + (dir / "data.csv").string() + " --y q -o " + image.string());
+        CHECK(whole.status == 0); // the same plot without the limit is complete
+    }
+}
+
 TEST_CASE("mdl sweep to a full disk: the summary and each trajectory are checked, exit 4") {
     const std::string m = model("kapitza.mdl") + " -m verlet --stop 0.01 -p vmax=1,2";
     SECTION("the summary cannot be written") {
