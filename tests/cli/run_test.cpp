@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace cli_test;
@@ -425,4 +428,45 @@ TEST_CASE("every accepted experiment setting is used: every, Interval, Tolerance
         }
         CHECK(macro_steps[1] > 2 * macro_steps[0]); // (before: 16 steps for both)
     }
+}
+
+TEST_CASE("docs/language.md lists experiment keys the checker accepts, each without a warning") {
+    // the keys of section 9's table: the first column's `name`s
+    const std::string docs = read_file(std::string(MDL_SOURCE_DIR) + "/docs/language.md");
+    const std::size_t begin = docs.find("| Key | Value | Meaning | Flag |");
+    REQUIRE(begin != std::string::npos);
+    const std::size_t end = docs.find("\n\n", begin);
+    std::vector<std::pair<std::string, bool>> keys; // name, string-valued
+    std::stringstream table(docs.substr(begin, end - begin));
+    for (std::string line; std::getline(table, line);) {
+        const std::size_t value = line.find(" | ") + 3;
+        const bool text = line.compare(value, 6, "string") == 0;
+        for (std::size_t at = line.find('`'); at != std::string::npos && at < line.find(" | ");
+             at = line.find('`', line.find('`', at + 1) + 1)) {
+            keys.emplace_back(line.substr(at + 1, line.find('`', at + 1) - at - 1), text);
+        }
+    }
+    REQUIRE(keys.size() == 19); // 14 numbers and 5 strings, as compiler/check/checker.cpp
+    const std::map<std::string, std::string> text_values = {{"method", "\"verlet\""},
+                                                            {"algorithm", "\"async\""},
+                                                            {"filter", "\"simple\""},
+                                                            {"macro", "\"rk4\""},
+                                                            {"micro", "\"rk4\""}};
+    for (const auto& [key, text] : keys) {
+        INFO(key);
+        const std::string value = text ? text_values.at(key) : "1";
+        const std::string m =
+            edited_model("kapitza.mdl",
+                         "annotation(experiment(StartTime = 0, StopTime = 1, method = \"hmm\", "
+                         "step = 1/80));",
+                         "annotation(experiment(" + key + " = " + value + "));", "key");
+        Result r = mdl("check " + m);
+        CHECK(r.status == 0);
+        CHECK(r.output.find("warning") == std::string::npos);
+    }
+    // and a key the docs do not list is warned about (the check above can fail)
+    Result unknown = mdl("check " + edited_model("kapitza.mdl", "step = 1/80))",
+                                                 "step = 1/80, period = 1))", "key"));
+    CHECK(unknown.output.find("warning: ignoring unknown experiment setting 'period'") !=
+          std::string::npos);
 }
