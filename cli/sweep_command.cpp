@@ -40,7 +40,7 @@ struct SweepOptions {
     SimulationSettings simulation;
     std::vector<std::string> parameters; // name=values
     std::string output;                  // directory
-    std::size_t jobs = 0;                // 0: one per hardware thread
+    std::optional<std::size_t> jobs;     // default: one per hardware thread
     std::string distribute = "dynamic";
     bool summary_only = false;
     bool quiet = false;
@@ -99,7 +99,10 @@ int sweep(const SweepOptions& o) {
             throw std::invalid_argument(fmt::format("-p {}: {}", axis.name, e.what()));
         }
     }
-    std::size_t jobs = std::clamp<std::size_t>(o.jobs ? o.jobs : default_jobs(), 1, grid.size());
+    if (o.jobs && *o.jobs == 0) {
+        throw std::invalid_argument("--jobs: must be at least 1, got 0");
+    }
+    std::size_t jobs = std::clamp<std::size_t>(o.jobs.value_or(default_jobs()), 1, grid.size());
     const auto world = mpi_world_size();
 #ifdef MDL_HAVE_MPI
     std::optional<MpiSweep> mpi;
@@ -275,8 +278,7 @@ std::function<int()> add_sweep_command(CLI::App& app) {
         ->required();
     cmd->add_option("-j,--jobs", o->jobs,
                     "Runs at once (threads; per rank under mpirun); default: the hardware "
-                    "threads (shared by the ranks of a node)")
-        ->check(CLI::PositiveNumber);
+                    "threads (shared by the ranks of a node)");
     cmd->add_option("--distribute", o->distribute,
                     "Under mpirun: dynamic (rank 0 hands out runs as threads become free) or "
                     "static (rank r does runs r, r + N, ...); default dynamic")

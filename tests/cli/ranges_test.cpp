@@ -160,6 +160,9 @@ TEST_CASE("sweep grids and settings with extreme values are refused naming the o
              {"-p vmax=1,2 --rtol nan", "--rtol"},
              {"-p vmax=1,2 --window 1e-300", "--window"},
              {"-p vmax=1,2 --every 0", "--every"},
+             {"-p vmax=1,2 -j 0", "--jobs"},
+             {"-p vmax=1,2 -j 4e-320", "--jobs"},
+             {"-p vmax=1,2 -j nan", "--jobs"},
          }) {
         Result r = mdl("sweep " + kapitza + " " + c.arguments + " -o " + dir.string());
         INFO(c.arguments << ":\n" << r.output);
