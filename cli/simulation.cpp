@@ -6,6 +6,7 @@
 #include "runtime/multiscale/hmm.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
+#include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
 #include "runtime/run.hpp"
 #include "simulation_setup.hpp"
@@ -31,30 +32,6 @@ bool is_hmm(const std::string& method) {
     return method.rfind("hmm", 0) == 0;
 }
 
-// Writes every output state to the CSV, remembers the last one and reports progress. After a
-// SIGINT/SIGTERM it writes the state it was given (also one --every would skip) and ends the
-// run there: a step boundary, so the CSV is complete up to that time.
-struct Observer {
-    runtime::CsvWriter& csv;
-    const ProgressCallback& progress;
-    runtime::State& last;
-    void operator()(const runtime::State& s) {
-        csv(s);
-        last = s;
-        if (const int signal = interruption_signal()) {
-            csv.finish(s);
-            throw Interrupted(s.t, signal, csv.rows());
-        }
-        if (progress) {
-            progress(s.t);
-        }
-    }
-    void finish(const runtime::State& s) {
-        csv.finish(s);
-        last = s;
-    }
-};
-
 // Counts derived from the options are checked before anything is counted with them: a cast
 // of 1e300 to std::size_t is undefined (--step 1e-300 ran 0 steps and exited 0), and a
 // count this large could not finish anyway. Each limit names the option to change.
@@ -65,6 +42,54 @@ constexpr double max_steps_per_period = 1e8; // --micro-steps-per-period
 std::string number(double value) {
     return runtime::format_number(value);
 }
+
+// Writes every output state to the CSV, remembers the last one and reports progress. After a
+// SIGINT/SIGTERM it writes the state it was given (also one --every would skip) and ends the
+// run there: a step boundary, so the CSV is complete up to that time.
+//
+// It also projects the number of output states from their mean spacing so far, after 10^3,
+// 10^4, ... of them: a run that would write more than max_steps ends (an adaptive method
+// writing every step, CVODE among them, has no count known in advance: --stop 1e14 ran for
+// days).
+struct Observer {
+    runtime::CsvWriter& csv;
+    const ProgressCallback& progress;
+    runtime::State& last;
+    const SimulationResult& run;
+    std::size_t observed = 0, next_projection = 1000;
+    void operator()(const runtime::State& s) {
+        csv(s);
+        last = s;
+        if (const int signal = interruption_signal()) {
+            csv.finish(s);
+            throw Interrupted(s.t, signal, csv.rows());
+        }
+        if (++observed == next_projection) {
+            next_projection *= 10;
+            project(s.t);
+        }
+        if (progress) {
+            progress(s.t);
+        }
+    }
+    void project(double t) const {
+        const double done = std::abs(t - run.start);
+        const double projected =
+            static_cast<double>(observed) * (1.0 + std::abs(run.stop - t) / done);
+        if (!(projected <= max_steps)) {
+            throw runtime::NumericalFailure(
+                runtime::FailureKind::too_many_steps, run.method, t, "",
+                fmt::format("at the mean spacing of the {} states so far ({}), reaching t = {} "
+                            "would take {} (at most {}); choose an earlier stop time (--stop)",
+                            observed, number(done / static_cast<double>(observed)),
+                            number(run.stop), number(projected), number(max_steps)));
+        }
+    }
+    void finish(const runtime::State& s) {
+        csv.finish(s);
+        last = s;
+    }
+};
 
 // The start and stop times: finite, stop after start, and the interval a normal number (a
 // subnormal interval has no step whose size t can resolve: --stop 4e-320).
@@ -105,6 +130,18 @@ double step_count(const SimulationSettings& o, double start, double stop, double
             number(max_steps)));
     }
     return count;
+}
+
+// An adaptive run writing every step has no count known in advance; its span is bounded as
+// the runtime bounds it (runtime/integrate.cpp: at most 1e15 time units), and the driver
+// projects the count as it goes (runtime/integrate.hpp).
+void require_adaptive_span(double start, double stop) {
+    if (!(stop - start <= max_steps)) {
+        throw std::invalid_argument(fmt::format(
+            "--stop: an adaptive run over more than {} time units (t = {} to {}) is refused; "
+            "give an output interval with --step to have it counted",
+            number(max_steps), number(start), number(stop)));
+    }
 }
 
 // A whole number of macro steps (HMM and hmm-stiff's rk4 macro: the paper's grid), checked
@@ -278,7 +315,7 @@ auto run_into(SimulationResult& r, const CompiledModel& compiled, const runtime:
               Integrate integrate) {
     runtime::State state = initial_state(compiled, model, r.start);
     runtime::CsvWriter csv = csv_writer(out, model, every);
-    Observer observer{csv, progress, r.final_state};
+    Observer observer{csv, progress, r.final_state, r};
     auto began = Clock::now();
     auto stats = integrate(state, observer);
     r.seconds = seconds_since(began);
@@ -328,6 +365,8 @@ SimulationResult run_classical(const SimulationSettings& o, const CompiledModel&
                 number(settings.step)));
         }
         step_count(o, r.start, settings.stop_time, settings.step, "an output interval of");
+    } else {
+        require_adaptive_span(r.start, settings.stop_time);
     }
     const std::size_t every = output_every(o, compiled, info.adaptive ? 0.0 : settings.step);
     const runtime::IntegrationStats stats = run_into(
@@ -380,6 +419,8 @@ double macro_step(const SimulationSettings& o, const CompiledModel& compiled, bo
     }
     if (H > 0) {
         step_count(o, start, stop, H, adaptive ? "an output interval of" : "a macro step of");
+    } else {
+        require_adaptive_span(start, stop);
     }
     return H;
 }

@@ -72,6 +72,10 @@ TEST_CASE("extreme values in every numeric option run, or are refused naming the
         // a tiny atol is pure relative control: dopri5 cannot step from v = 0 (exit 3)
         {"dopri5 atol", ho + " -m dopri5 --stop 1 --atol {}", "--atol", "1", "fofRRR"},
         {"dopri5 output interval", ho + " -m dopri5 --stop 1 --step {}", "--step", "1", "RoRoRR"},
+        {"dopri5 every step, stop", ho + " -m dopri5 --step 0 --stop {}", "--stop", "{}", "oRRRRR"},
+        // CVODE refuses a stop time below its own resolution of t (exit 3, located)
+        {"cvode every step, stop", ho + " -m cvode-bdf --step 0 --stop {}", "--stop", "{}",
+         "fRRRRR"},
         {"galpha rho_inf", ho + " -m galpha --stop 1 --rho-inf {}", "--rho-inf", "1", "oRooRR"},
         // a tolerance below round-off: Newton's iteration cannot meet it (exit 3)
         {"rattle constraint tolerance",
@@ -139,6 +143,22 @@ TEST_CASE("extreme values in every numeric option run, or are refused naming the
                 FAIL("bad outcome letter in the table: " << row.outcomes[i]);
             }
         }
+    }
+}
+
+TEST_CASE("a run whose step count is known only as it goes ends once it projects past 1e15") {
+    // adaptive methods writing every step: dopri5 and CVODE to t = 1e14 (an oscillation of
+    // period pi: some 1e15 steps) end after 1000 rows instead of running for days
+    for (const char* method : {"dopri5", "cvode-bdf"}) {
+        const fs::path csv = fs::path(MDL_BINARY_DIR) / "tests" / "cli" / "projection.csv";
+        Result r = mdl("run " + model("harmonic_oscillator.mdl") + " -m " + method +
+                       " --step 0 --stop 1e14 -o " + csv.string());
+        INFO(r.output);
+        CHECK(r.status == 3);
+        CHECK(r.output.rfind(std::string("mdl: error: ") + method + ": too many steps at t = ",
+                             0) == 0);
+        CHECK(r.output.find("reaching t = 1e+14 would take") != std::string::npos);
+        CHECK(CsvNumbers(csv).rows.size() == 1000);
     }
 }
 
