@@ -50,7 +50,6 @@ std::string output_name(const RunOptions& o) {
 }
 
 int run(const RunOptions& o) {
-    catch_interruptions();
     CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
     for (const std::string& p : o.parameters) {
         auto [name, value] = parse_assignment(p);
@@ -122,6 +121,7 @@ std::function<int()> add_run_command(CLI::App& app) {
     cmd->add_option("-o,--output", o->output, "CSV file to write (default: standard output)");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
     return [o]() {
+        catch_interruptions();
         try {
             return run(*o);
         } catch (const CompileError& e) {

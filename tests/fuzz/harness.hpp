@@ -3,8 +3,9 @@
 #pragma once
 
 #include "check/checker.hpp"
-#include "mdl/compiled_model.hpp"
 #include "parse/parser.hpp"
+
+#include "mdl/compiled_model.hpp" // compile_and_call
 
 #include <cstddef>
 #include <cstdint>
