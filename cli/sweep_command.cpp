@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -80,6 +81,37 @@ std::string describe(const SweepGrid& grid, std::size_t index) {
         text += fmt::format("{}{} = {}", text.empty() ? "" : ", ", name, value);
     }
     return text;
+}
+
+// summary.csv, a line at a time: when a write fails, the file is cut back to its last complete
+// row (a full disk must not leave half a row) and the failure names the file.
+void write_summary(const fs::path& path, const std::string& header,
+                   const std::vector<RunOutcome>& outcomes) {
+    errno = 0;
+    std::ofstream out(path, std::ios::binary);
+    if (!out) {
+        throw WriteFailure(path.string(), runtime::OutputError(errno).what());
+    }
+    std::uintmax_t complete = 0;
+    const auto line = [&](const std::string& text) {
+        errno = 0;
+        out << text << '\n';
+        out.flush();
+        if (!out) {
+            const int error = errno;
+            out.close();
+            std::error_code ignored;
+            if (fs::is_regular_file(path, ignored)) {
+                fs::resize_file(path, complete, ignored);
+            }
+            throw WriteFailure(path.string(), runtime::OutputError(error).what());
+        }
+        complete += text.size() + 1;
+    };
+    line(header);
+    for (const RunOutcome& r : outcomes) {
+        line(r.row);
+    }
 }
 
 int sweep(const SweepOptions& o) {
@@ -182,22 +214,7 @@ int sweep(const SweepOptions& o) {
     }
 
     const fs::path summary = directory / "summary.csv";
-    {
-        errno = 0;
-        std::ofstream out(summary, std::ios::binary);
-        if (!out) {
-            throw WriteFailure(summary.string(), runtime::OutputError(errno).what());
-        }
-        out << runner.header() << '\n';
-        for (const auto& r : outcomes) {
-            out << r.row << '\n';
-        }
-        errno = 0;
-        out.close();
-        if (!out) {
-            throw WriteFailure(summary.string(), runtime::OutputError(errno).what());
-        }
-    }
+    write_summary(summary, runner.header(), outcomes);
     std::size_t failed = 0, errors = 0, interrupted = 0;
     std::vector<std::size_t> unsuccessful;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {

@@ -154,6 +154,22 @@ TEST_CASE("mdl sweep to a full disk: the summary and each trajectory are checked
         CHECK(summary.text(1, "status") == "ok");
         require_complete_csv(dir / "run_001.csv", 2);
     }
+    SECTION("a summary cut off by a file size limit keeps complete rows") {
+        const fs::path dir = fresh_directory("sweep_summary_limit");
+        Result r = with_file_size_limit(
+            1, std::string(MDL_EXECUTABLE) + " sweep " + model("kapitza.mdl") +
+                   " --stop 0.0125 -p vmax=1:2:lin:50 --summary-only -o " + dir.string());
+        INFO(r.output);
+        CHECK(r.status == 4);
+        CHECK(contains(r.output, "mdl sweep: error: writing '" + (dir / "summary.csv").string() +
+                                     "': File too large"));
+        const std::string text = read_file(dir / "summary.csv");
+        REQUIRE(!text.empty());
+        CHECK(text.back() == '\n');
+        CsvTable summary(dir / "summary.csv"); // every row has the header's width
+        CHECK(!summary.rows.empty());
+        CHECK(summary.rows.size() < 50);
+    }
     SECTION("every trajectory cut off by a file size limit keeps complete rows") {
         const fs::path dir = fresh_directory("sweep_limit");
         Result r =
