@@ -3,6 +3,7 @@
 // Plots columns of CSV files (as `mdl run` writes them) with gnuplot; the work is done by
 // runtime/output/plot.hpp, which other tools share (docs/plotting.md).
 #include "commands.hpp"
+#include "exit_status.hpp"
 #include "runtime/output/plot.hpp"
 
 #include <filesystem>
@@ -126,6 +127,9 @@ std::function<int()> add_plot_command(CLI::App& app) {
             case Kind::gnuplot_missing:
                 std::cerr << fmt::format("mdl plot: error: {}\n", e.what());
                 return 2;
+            case Kind::write_failed:
+                std::cerr << fmt::format("mdl plot: error: {}\n", e.what());
+                return exit_status::output_failed;
             case Kind::gnuplot_failed:
                 break;
             }

@@ -4,12 +4,17 @@
 // trajectory as CSV (cli/simulation.hpp does the work; `mdl sweep` shares it).
 // Settings default to the model's annotation(experiment(...)); flags override it.
 #include "commands.hpp"
+#include "exit_status.hpp"
+#include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
 #include "progress_bar.hpp"
 #include "runtime/numerical_failure.hpp"
+#include "runtime/output/csv_writer.hpp"
 #include "simulation.hpp"
 #include "simulation_setup.hpp"
 
+#include <cerrno>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
@@ -28,6 +33,21 @@ struct RunOptions {
     std::string output;                  // empty: stdout
     bool quiet = false;
 };
+
+// After a failed write: cut the part of a line the system took, so the CSV ends with its last
+// complete row (a regular file only; nothing to do for a pipe or a device).
+void keep_complete_rows(const std::string& path, std::size_t bytes) {
+    std::error_code error;
+    if (!path.empty() && std::filesystem::is_regular_file(path, error) &&
+        std::filesystem::file_size(path, error) > bytes) {
+        std::filesystem::resize_file(path, bytes, error);
+    }
+}
+
+// Where the CSV goes, as messages name it.
+std::string output_name(const RunOptions& o) {
+    return o.output.empty() ? "standard output" : o.output;
+}
 
 int run(const RunOptions& o) {
     SimulationSettings settings = o.simulation;
@@ -64,12 +84,31 @@ int run(const RunOptions& o) {
         }
         progress->update(t);
     };
-    SimulationResult result = simulate(compiled, model, o.simulation, *out, update);
+    SimulationResult result;
+    try {
+        result = simulate(compiled, model, o.simulation, *out, update);
+    } catch (const Interrupted& e) {
+        progress.reset();
+        // not --quiet's to hide: it says why the CSV ends before the stop time
+        std::cerr << fmt::format(
+            "mdl run: interrupted at t = {} by {} (stop time {}); {} rows in {}, complete to "
+            "that time\n",
+            runtime::format_number(e.t), signal_name(e.signal), runtime::format_number(stop),
+            e.rows, o.output.empty() ? "standard output" : "'" + o.output + "'");
+        return exit_status::interrupted(e.signal);
+    }
     progress.reset();
+    if (file.is_open()) {
+        errno = 0;
+        file.close();
+        if (!file) {
+            throw WriteFailure(output_name(o), runtime::OutputError(errno).what());
+        }
+    }
     if (!o.quiet) {
         std::cerr << "mdl run: " << result.summary << "\n";
     }
-    return 0;
+    return exit_status::success;
 }
 
 } // namespace
@@ -86,17 +125,26 @@ std::function<int()> add_run_command(CLI::App& app) {
     cmd->add_option("-o,--output", o->output, "CSV file to write (default: standard output)");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
     return [o]() {
+        catch_interruptions();
         try {
             return run(*o);
         } catch (const CompileError& e) {
             std::cerr << e.what();
-            return 1;
+            return exit_status::model_error;
         } catch (const runtime::NumericalFailure& e) {
             std::cerr << fmt::format("mdl: error: {}\n", e.what());
-            return 3;
+            return exit_status::numerical_failure;
+        } catch (const runtime::OutputError& e) {
+            std::cerr << fmt::format("mdl run: error: writing '{}': {}\n", output_name(*o),
+                                     e.what());
+            keep_complete_rows(o->output, e.complete_bytes());
+            return exit_status::output_failed;
+        } catch (const WriteFailure& e) {
+            std::cerr << fmt::format("mdl run: error: {}\n", e.what());
+            return exit_status::output_failed;
         } catch (const std::invalid_argument& e) {
             std::cerr << fmt::format("mdl run: error: {}\n", e.what());
-            return 2;
+            return exit_status::bad_input;
         }
     };
 }

@@ -23,7 +23,7 @@ namespace mdl::cli {
 struct SimulationSettings {
     std::optional<std::string> method;
     std::optional<double> start, stop, step, rtol, atol, rho_inf, constraint_tol;
-    std::size_t every = 1; // CSV: every N-th output row (and the last)
+    std::optional<std::size_t> every; // CSV: every N-th output row (and the last)
     // HMM
     std::optional<std::string> algorithm, filter;
     std::optional<double> window, macro_time;
@@ -69,6 +69,10 @@ using ProgressCallback = std::function<void(double t)>;
 SimulationResult simulate(const CompiledModel& compiled, const runtime::Model& model,
                           const SimulationSettings& settings, std::ostream& out,
                           const ProgressCallback& progress = {});
+
+// The flags' values on their own (finite, in range), before any run: std::invalid_argument
+// naming the flag. simulate() calls it; `mdl sweep` calls it once before its runs.
+void validate_settings(const SimulationSettings& settings);
 
 // "name=value" of -p, or std::invalid_argument naming the flag.
 std::pair<std::string, double> parse_assignment(const std::string& text);

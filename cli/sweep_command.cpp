@@ -4,7 +4,10 @@
 // its own parameters, no recompilation) on all cores, or across the ranks of an MPI job when
 // launched by mpirun; writes DIR/run_<i>.csv per run and DIR/summary.csv (docs/sweeps.md).
 #include "commands.hpp"
+#include "exit_status.hpp"
+#include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
+#include "runtime/output/csv_writer.hpp"
 #include "simulation.hpp"
 #include "sweep_grid.hpp"
 #include "sweep_runner.hpp"
@@ -13,7 +16,9 @@
 #endif
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
@@ -36,7 +41,7 @@ struct SweepOptions {
     SimulationSettings simulation;
     std::vector<std::string> parameters; // name=values
     std::string output;                  // directory
-    std::size_t jobs = 0;                // 0: one per hardware thread
+    std::optional<std::size_t> jobs;     // default: one per hardware thread
     std::string distribute = "dynamic";
     bool summary_only = false;
     bool quiet = false;
@@ -78,12 +83,45 @@ std::string describe(const SweepGrid& grid, std::size_t index) {
     return text;
 }
 
+// summary.csv, a line at a time: when a write fails, the file is cut back to its last complete
+// row (a full disk must not leave half a row) and the failure names the file.
+void write_summary(const fs::path& path, const std::string& header,
+                   const std::vector<RunOutcome>& outcomes) {
+    errno = 0;
+    std::ofstream out(path, std::ios::binary);
+    if (!out) {
+        throw WriteFailure(path.string(), runtime::OutputError(errno).what());
+    }
+    std::uintmax_t complete = 0;
+    const auto line = [&](const std::string& text) {
+        errno = 0;
+        out << text << '\n';
+        out.flush();
+        if (!out) {
+            const int error = errno;
+            out.close();
+            std::error_code ignored;
+            if (fs::is_regular_file(path, ignored)) {
+                fs::resize_file(path, complete, ignored);
+            }
+            throw WriteFailure(path.string(), runtime::OutputError(error).what());
+        }
+        complete += text.size() + 1;
+    };
+    line(header);
+    for (const RunOutcome& r : outcomes) {
+        line(r.row);
+    }
+}
+
 int sweep(const SweepOptions& o) {
+    catch_interruptions();
     std::vector<SweepAxis> axes;
     for (const std::string& p : o.parameters) {
         axes.push_back(parse_sweep_axis(p));
     }
     SweepGrid grid(std::move(axes));
+    validate_settings(o.simulation);
     auto began = std::chrono::steady_clock::now();
     CompiledModel compiled = compile_file(o.file, compile_options(o.simulation));
     for (const auto& axis : grid.axes()) {
@@ -102,7 +140,10 @@ int sweep(const SweepOptions& o) {
             throw std::invalid_argument(fmt::format("-p {}: {}", axis.name, e.what()));
         }
     }
-    std::size_t jobs = std::clamp<std::size_t>(o.jobs ? o.jobs : default_jobs(), 1, grid.size());
+    if (o.jobs && *o.jobs == 0) {
+        throw std::invalid_argument("--jobs: must be at least 1, got 0");
+    }
+    std::size_t jobs = std::clamp<std::size_t>(o.jobs.value_or(default_jobs()), 1, grid.size());
     const auto world = mpi_world_size();
 #ifdef MDL_HAVE_MPI
     std::optional<MpiSweep> mpi;
@@ -160,6 +201,9 @@ int sweep(const SweepOptions& o) {
         std::vector<std::optional<RunOutcome>> results(grid.size());
         std::mutex mutex;
         NextRun next = [&]() -> std::optional<std::size_t> {
+            if (interruption_signal() != 0) { // the runs not started stay so
+                return std::nullopt;
+            }
             std::size_t i = counter.fetch_add(1);
             return i < grid.size() ? std::optional(i) : std::nullopt;
         };
@@ -168,8 +212,9 @@ int sweep(const SweepOptions& o) {
             results[index] = std::move(outcome);
         };
         run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
-        for (auto& r : results) {
-            outcomes.push_back(std::move(*r));
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            outcomes.push_back(results[i] ? std::move(*results[i])
+                                          : runner.not_started(i, interruption_signal()));
         }
     }
     progress.done();
@@ -178,30 +223,34 @@ int sweep(const SweepOptions& o) {
     }
 
     const fs::path summary = directory / "summary.csv";
-    {
-        std::ofstream out(summary, std::ios::binary);
-        out << runner.header() << '\n';
-        for (const auto& r : outcomes) {
-            out << r.row << '\n';
-        }
-        out.close();
-        if (!out) {
-            throw std::invalid_argument(
-                fmt::format("--output: cannot write '{}'", summary.string()));
-        }
-    }
-    std::size_t failed = 0, errors = 0;
+    write_summary(summary, runner.header(), outcomes);
+    std::size_t failed = 0, errors = 0, interrupted = 0;
     std::vector<std::size_t> unsuccessful;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
         failed += outcomes[i].status == RunOutcome::Status::failed;
         errors += outcomes[i].status == RunOutcome::Status::error;
-        if (outcomes[i].status != RunOutcome::Status::ok) {
+        interrupted += outcomes[i].status == RunOutcome::Status::interrupted;
+        if (outcomes[i].status != RunOutcome::Status::ok &&
+            outcomes[i].status != RunOutcome::Status::interrupted) {
             unsuccessful.push_back(i);
         }
     }
-    if (errors == outcomes.size()) { // a bad setting, not one bad point
+    if (errors == outcomes.size()) { // a bad setting or a full disk, not one bad point
+        if (outcomes[0].output_failed) {
+            throw WriteFailure(outcomes[0].message);
+        }
         throw std::invalid_argument(fmt::format("every run failed to start; run {} ({}): {}", 0,
                                                 describe(grid, 0), outcomes[0].message));
+    }
+    const auto lost = std::count_if(outcomes.begin(), outcomes.end(),
+                                    [](const RunOutcome& r) { return r.output_failed; });
+    if (const int signal = interruption_signal()) {
+        // not --quiet's to hide: it says why the summary has unfinished runs
+        std::cerr << fmt::format("mdl sweep: interrupted by {}: {} of {} runs finished, {} "
+                                 "marked 'interrupted' in {}\n",
+                                 signal_name(signal), outcomes.size() - interrupted,
+                                 outcomes.size(), interrupted, summary.string());
+        return exit_status::interrupted(signal);
     }
     if (!o.quiet) {
         constexpr std::size_t shown = 5;
@@ -223,7 +272,17 @@ int sweep(const SweepOptions& o) {
             ranks > 1 ? fmt::format("{} ranks x ", ranks) : "", jobs, jobs == 1 ? "" : "s", seconds,
             summary.string());
     }
-    return 0;
+    if (lost > 0) { // the summary is complete, but trajectories are missing
+        std::cerr << fmt::format(
+            "mdl sweep: error: {} trajectory file{} could not be written; "
+            "the first: {}\n",
+            lost, lost == 1 ? "" : "s",
+            std::find_if(outcomes.begin(), outcomes.end(), [](const RunOutcome& r) {
+                return r.output_failed;
+            })->message);
+        return exit_status::output_failed;
+    }
+    return exit_status::success;
 }
 
 } // namespace
@@ -245,8 +304,7 @@ std::function<int()> add_sweep_command(CLI::App& app) {
         ->required();
     cmd->add_option("-j,--jobs", o->jobs,
                     "Runs at once (threads; per rank under mpirun); default: the hardware "
-                    "threads (shared by the ranks of a node)")
-        ->check(CLI::PositiveNumber);
+                    "threads (shared by the ranks of a node)");
     cmd->add_option("--distribute", o->distribute,
                     "Under mpirun: dynamic (rank 0 hands out runs as threads become free) or "
                     "static (rank r does runs r, r + N, ...); default dynamic")
@@ -263,11 +321,16 @@ std::function<int()> add_sweep_command(CLI::App& app) {
                 std::cerr << e.what();
             }
             return 1;
+        } catch (const WriteFailure& e) {
+            if (rank0) {
+                std::cerr << fmt::format("mdl sweep: error: {}\n", e.what());
+            }
+            return exit_status::output_failed;
         } catch (const std::invalid_argument& e) {
             if (rank0) {
                 std::cerr << fmt::format("mdl sweep: error: {}\n", e.what());
             }
-            return 2;
+            return exit_status::bad_input;
         }
     };
 }

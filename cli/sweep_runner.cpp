@@ -1,9 +1,13 @@
 #include "sweep_runner.hpp"
 
+#include "exit_status.hpp"
+#include "interruption.hpp"
 #include "runtime/numerical_failure.hpp"
+#include "runtime/output/csv_writer.hpp"
 #include "simulation_setup.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
@@ -16,29 +20,10 @@
 
 namespace mdl::cli {
 
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-// RFC 4180: quote a field holding a separator, a quote or a line break.
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) {
-        return text;
-    }
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"') {
-            quoted += '"';
-        }
-        quoted += c;
-    }
-    return quoted + "\"";
-}
-
 // The layout of a trajectory CSV (runtime/output/csv_writer.hpp) and the metrics of the
 // summary, computed from the rows as they are written: every column of the last row, the
 // largest |q_i|, the largest |residual|, the largest |E - E(first row)|.
-struct Metrics {
+struct SweepRunner::Metrics {
     std::size_t positions = 0, states = 0, constraints = 0;
     bool constrained = false, energy = false;
 
@@ -75,11 +60,31 @@ struct Metrics {
     }
 };
 
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// RFC 4180: quote a field holding a separator, a quote or a line break.
+std::string csv_field(const std::string& text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) {
+        return text;
+    }
+    std::string quoted = "\"";
+    for (char c : text) {
+        if (c == '"') {
+            quoted += '"';
+        }
+        quoted += c;
+    }
+    return quoted + "\"";
+}
+
 // The stream the CSV writer writes to: passes the text on to the trajectory file (if any) and
 // feeds each complete row, parsed back (the CSV's numbers read back exactly), to the metrics.
 class RowScanner : public std::streambuf {
 public:
-    RowScanner(std::streambuf* sink, Metrics& metrics) : sink_(sink), metrics_(metrics) {}
+    RowScanner(std::streambuf* sink, SweepRunner::Metrics& metrics)
+        : sink_(sink), metrics_(metrics) {}
 
 protected:
     std::streamsize xsputn(const char* s, std::streamsize n) override {
@@ -95,6 +100,9 @@ protected:
         }
         return n;
     }
+    // the CSV writer flushes each row: the row reaches the file then, so a trajectory is valid
+    // up to its last row when the sweep is interrupted or the disk fills
+    int sync() override { return sink_ ? sink_->pubsync() : 0; }
     int_type overflow(int_type c) override {
         if (traits_type::eq_int_type(c, traits_type::eof())) {
             return traits_type::not_eof(c);
@@ -130,7 +138,7 @@ private:
     }
 
     std::streambuf* sink_;
-    Metrics& metrics_;
+    SweepRunner::Metrics& metrics_;
     std::string line_;
     std::vector<double> cells_;
     bool header_ = true;
@@ -150,6 +158,8 @@ std::string_view to_string(RunOutcome::Status status) {
         return "failed";
     case RunOutcome::Status::error:
         return "error";
+    case RunOutcome::Status::interrupted:
+        return "interrupted";
     }
     return "error";
 }
@@ -218,15 +228,19 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
     std::optional<SimulationResult> result;
     auto began = Clock::now();
     std::ofstream file;
+    const std::filesystem::path path = directory_ / file_name(index);
     if (trajectories_) {
-        file.open(directory_ / file_name(index), std::ios::binary);
+        errno = 0;
+        file.open(path, std::ios::binary);
     }
     if (trajectories_ && !file) {
         outcome.status = RunOutcome::Status::error;
+        outcome.output_failed = true;
         outcome.message =
-            fmt::format("cannot write '{}'", (directory_ / file_name(index)).string());
+            fmt::format("cannot write '{}': {}", path.string(), runtime::OutputError(errno).what());
     } else {
         RowScanner scanner(trajectories_ ? file.rdbuf() : nullptr, metrics);
+        std::optional<std::size_t> complete_bytes;
         std::ostream out(&scanner);
         try {
             CompiledModel model = compiled_.with_parameters(point);
@@ -246,22 +260,56 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
         } catch (const runtime::NumericalFailure& e) {
             outcome.status = RunOutcome::Status::failed;
             outcome.message = e.what();
-        } catch (const std::exception& e) { // bad settings for this point, I/O
+        } catch (const Interrupted& e) {
+            outcome.status = RunOutcome::Status::interrupted;
+            outcome.message =
+                fmt::format("interrupted at t = {} by {}", number(e.t), signal_name(e.signal));
+        } catch (const runtime::OutputError& e) {
+            outcome.status = RunOutcome::Status::error;
+            outcome.output_failed = true;
+            outcome.message = WriteFailure(path.string(), e.what()).what();
+            complete_bytes = e.complete_bytes();
+        } catch (const std::exception& e) { // bad settings for this point
             outcome.status = RunOutcome::Status::error;
             outcome.message = e.what();
+        } catch (...) { // nothing may escape a worker thread (std::terminate)
+            outcome.status = RunOutcome::Status::error;
+            outcome.message = "an unknown exception (please report this)";
         }
         if (trajectories_) {
+            errno = 0;
             file.close();
-            if (!file && outcome.status == RunOutcome::Status::ok) {
+            std::error_code ignored; // the part of a line the system took (csv_writer.hpp)
+            if (complete_bytes && std::filesystem::is_regular_file(path, ignored)) {
+                std::filesystem::resize_file(path, *complete_bytes, ignored);
+            }
+            if (!file && !outcome.output_failed) {
                 outcome.status = RunOutcome::Status::error;
+                outcome.output_failed = true;
                 outcome.message =
-                    fmt::format("writing '{}' failed", (directory_ / file_name(index)).string());
+                    WriteFailure(path.string(), runtime::OutputError(errno).what()).what();
             }
         }
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - began).count();
+    outcome.row = row(index, outcome, metrics, result ? &*result : nullptr, seconds, true);
+    return outcome;
+}
 
-    std::string& row = outcome.row;
+RunOutcome SweepRunner::not_started(std::size_t index, int signal) const {
+    RunOutcome outcome;
+    outcome.status = RunOutcome::Status::interrupted;
+    outcome.message =
+        fmt::format("not started: the sweep was interrupted by {}", signal_name(signal));
+    Metrics none;
+    outcome.row = row(index, outcome, none, nullptr, 0.0, false);
+    return outcome;
+}
+
+std::string SweepRunner::row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
+                             const SimulationResult* result, double seconds, bool started) const {
+    const auto point = grid_.point(index);
+    std::string row;
     row = std::to_string(index);
     for (const auto& [name, value] : point) {
         row += "," + number(value);
@@ -290,10 +338,10 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
     }
     row += fmt::format(",{},{:.6f}", metrics.rows, seconds);
     if (trajectories_) {
-        row += "," + file_name(index);
+        row += "," + (started ? file_name(index) : std::string());
     }
     row += "," + csv_field(outcome.message);
-    return outcome;
+    return row;
 }
 
 SweepProgress::SweepProgress(std::size_t total, std::size_t slots, bool enabled)

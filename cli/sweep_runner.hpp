@@ -21,10 +21,13 @@ namespace mdl::cli {
 
 // What one run gave: its summary row and, for the exit status and messages, its status.
 struct RunOutcome {
-    enum class Status { ok, failed, error }; // failed: numerical failure; error: bad setting
+    // failed: numerical failure; error: bad setting or output; interrupted: by SIGINT/SIGTERM,
+    // under way or not started
+    enum class Status { ok, failed, error, interrupted };
     Status status = Status::ok;
-    std::string message; // empty when ok
-    std::string row;     // the summary CSV line, without the line break
+    bool output_failed = false; // error: its trajectory file could not be written
+    std::string message;        // empty when ok
+    std::string row;            // the summary CSV line, without the line break
 };
 
 std::string_view to_string(RunOutcome::Status status);
@@ -48,8 +51,15 @@ public:
     // or a bad setting becomes the row's status and message. `fraction`, when given, follows
     // the run's progress from 0 to 1. Thread-safe.
     RunOutcome run(std::size_t index, std::atomic<double>* fraction = nullptr) const;
+    // The row of a run that an interruption by `signal` kept from starting.
+    RunOutcome not_started(std::size_t index, int signal) const;
+
+    struct Metrics; // what the summary reports of a trajectory (sweep_runner.cpp)
 
 private:
+    std::string row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
+                    const SimulationResult* result, double seconds, bool started) const;
+
     const CompiledModel& compiled_;
     SweepGrid grid_;
     SimulationSettings settings_;

@@ -48,7 +48,7 @@ void finish(Observer& observer, const State& state) {
 // Fixed steps of size h (towards t_end, which may lie before state.t); the step times are
 // t0 + k h, computed afresh each step so they do not drift, and the last step is shortened
 // to end exactly at t_end (unless it would be shorter than 1e-9 h: then the grid is
-// stretched to end there).
+// stretched to end there). A step longer than the whole interval is one step to t_end.
 template <class Stepper, class Observer>
 IntegrationStats integrate_fixed(Stepper& stepper, State& state, double t_end, double h,
                                  Observer&& observer) {
@@ -60,7 +60,8 @@ IntegrationStats integrate_fixed(Stepper& stepper, State& state, double t_end, d
     const double span = t_end - t0;
     const double direction = span < 0.0 ? -1.0 : 1.0;
     double count = std::abs(span) / h;
-    double rounded = std::round(count);
+    // a step longer than the interval is one step to t_end (was 0 steps: --step 1e300)
+    double rounded = std::max(1.0, std::round(count));
     double step = h;
     if (std::abs(count - rounded) <= 1e-9 * std::max(1.0, count)) {
         count = rounded; // the grid ends at t_end (up to the stretch of h by < 1e-9)
@@ -112,6 +113,11 @@ IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double
     std::size_t next_output = 1;
     double h = stepper.initial_step(state, t_end);
     const std::size_t max_steps = stepper.options().max_steps;
+    // An adaptive run has no step count known in advance: after 10^3, 10^4, ... accepted steps
+    // the count is projected from the mean step so far, and a run that would need more than
+    // max_projected_steps ends here (--stop 1e300 ran "forever") instead of after years.
+    constexpr double max_projected_steps = 1e15;
+    std::size_t next_projection = 1000;
     bool last = false;
     while (!last) {
         // the last step ends exactly at t_end, stretched by at most 1% (Hairer's DOPRI5)
@@ -138,6 +144,22 @@ IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double
                 state.t = t_end; // exact end time
             }
             require_finite(model, state, stepper.name());
+            if (stats.steps == next_projection && !last) {
+                next_projection *= 10;
+                const double done = std::abs(state.t - t0);
+                const double projected = static_cast<double>(stats.steps) *
+                                         (1.0 + std::abs(t_end - state.t) / done);
+                if (!(projected <= max_projected_steps)) {
+                    throw NumericalFailure(
+                        FailureKind::too_many_steps, stepper.name(), state.t, "",
+                        "at the mean step so far (" +
+                            format_number(done / static_cast<double>(stats.steps)) +
+                            "), reaching t = " + format_number(t_end) + " would take " +
+                            format_number(projected) + " steps (at most " +
+                            format_number(max_projected_steps) +
+                            "); choose an earlier stop time (--stop)");
+                }
+            }
             h = proposed;
             if (output_interval > 0.0) {
                 for (;;) {

@@ -1,7 +1,9 @@
 #include "runtime/output/csv_writer.hpp"
 
+#include <cerrno>
 #include <charconv>
 #include <stdexcept>
+#include <system_error>
 
 namespace mdl::runtime {
 
@@ -23,6 +25,23 @@ std::string csv_field(const std::string& text) {
 }
 
 } // namespace
+
+OutputError::OutputError(int error_number, std::size_t complete_bytes)
+    : std::runtime_error(error_number != 0 ? std::generic_category().message(error_number)
+                                           : std::string("the stream reported a write error")),
+      error_number_(error_number), complete_bytes_(complete_bytes) {}
+
+// Writes `text` and flushes, so a row is on disk (or in the pipe) once written; errno is read
+// right after the failed flush, which is where the system call that failed set it.
+void CsvWriter::write_flushed(const std::string& text) {
+    errno = 0;
+    out_->write(text.data(), static_cast<std::streamsize>(text.size()));
+    out_->flush();
+    if (!*out_) {
+        throw OutputError(errno, bytes_);
+    }
+    bytes_ += text.size();
+}
 
 CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
     : out_(&out), model_(&model), every_(options.every),
@@ -67,11 +86,7 @@ CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
         header += csv_field(columns_[i]); // (not "," + field: GCC 12 -O3 -Wrestrict false alarm)
     }
     header += '\n';
-    out_->write(header.data(), static_cast<std::streamsize>(header.size()));
-    out_->flush();
-    if (!*out_) {
-        throw std::runtime_error("csv: cannot write the output");
-    }
+    write_flushed(header);
     line_.reserve(columns_.size() * 26);
 }
 
@@ -123,11 +138,7 @@ void CsvWriter::write(const State& state) {
         append(model_->energy(state.t, state.q, state.v, theta_));
     }
     line_ += '\n';
-    out_->write(line_.data(), static_cast<std::streamsize>(line_.size()));
-    out_->flush();
-    if (!*out_) {
-        throw std::runtime_error("csv: writing the output failed");
-    }
+    write_flushed(line_);
     ++rows_;
 }
 

@@ -13,10 +13,26 @@
 #include <cstddef>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace mdl::runtime {
+
+// A write to the output failed (disk full, file size limit, ...). what() is the system's
+// reason ("No space left on device"); the caller, who knows the file's name, says where.
+// complete_bytes: the output's length up to the last whole line; the system may have taken
+// part of the failed line, which a caller truncates away to keep the file a valid CSV.
+class OutputError : public std::runtime_error {
+public:
+    explicit OutputError(int error_number, std::size_t complete_bytes = 0);
+    int error_number() const { return error_number_; }
+    std::size_t complete_bytes() const { return complete_bytes_; }
+
+private:
+    int error_number_;
+    std::size_t complete_bytes_;
+};
 
 struct CsvOptions {
     std::size_t every = 1; // write every N-th observed state (and always the last one)
@@ -28,7 +44,7 @@ struct CsvOptions {
 class CsvWriter {
 public:
     // Writes the header at once. Throws std::invalid_argument for every == 0 or energy
-    // requested without a potential; std::runtime_error when the stream fails.
+    // requested without a potential; OutputError when the stream fails (here or in any row).
     CsvWriter(std::ostream& out, const Model& model, CsvOptions options = {});
     CsvWriter(std::ostream&, const Model&&, CsvOptions = {}) = delete; // keeps a pointer
 
@@ -38,9 +54,11 @@ public:
 
     const std::vector<std::string>& columns() const { return columns_; }
     std::size_t rows() const { return rows_; }
+    std::size_t bytes() const { return bytes_; } // header and rows written
 
 private:
     void write(const State& state);
+    void write_flushed(const std::string& text);
     void append(double value);
 
     std::ostream* out_;
@@ -52,6 +70,7 @@ private:
     Vector g_, theta_;
     std::size_t observed_ = 0;
     std::size_t rows_ = 0;
+    std::size_t bytes_ = 0;
     bool last_written_ = false;
 };
 

@@ -288,11 +288,41 @@ std::string gnuplot_script(const PlotSpec& spec) {
     return script + plot + "\n";
 }
 
+namespace {
+
+// Whether an image gnuplot wrote ends as a whole file does: PNG with its IEND chunk (then a
+// 4-byte CRC), SVG with its closing tag. A regular file only (not /dev/null).
+bool image_complete(const std::string& path, PlotFormat format) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        return true;
+    }
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(0, std::ios::end);
+    const std::streamoff size = in.tellg();
+    const std::streamoff tail = std::min<std::streamoff>(size, 64);
+    std::string end(static_cast<std::size_t>(tail), '\0');
+    in.seekg(size - tail);
+    in.read(end.data(), tail);
+    if (!in) {
+        return false;
+    }
+    if (format == PlotFormat::png) {
+        return end.size() >= 8 && end.compare(end.size() - 8, 4, "IEND") == 0;
+    }
+    return end.find("</svg>") != std::string::npos;
+}
+
+} // namespace
+
 std::string render_plot(const PlotSpec& spec) {
     const TempScript script(gnuplot_script(spec));
     // a failed run must not leave an older image looking like its result
+    // (a regular file only: `-o /dev/null` run as root must not delete the device)
     std::error_code ignored;
-    std::filesystem::remove(spec.output, ignored);
+    if (std::filesystem::is_regular_file(spec.output, ignored)) {
+        std::filesystem::remove(spec.output, ignored);
+    }
     std::string messages;
     const int status = run_gnuplot(spec.gnuplot, script.path(), messages);
     if (status < 0) {
@@ -310,9 +340,17 @@ std::string render_plot(const PlotSpec& spec) {
                                                   std::to_string(status) + "):\n" + messages);
     }
     std::error_code error;
-    if (std::filesystem::file_size(spec.output, error) == 0 || error) {
+    const auto size = std::filesystem::file_size(spec.output, error);
+    if (size == 0 || error) {
         throw PlotError(Kind::gnuplot_failed,
                         "gnuplot wrote no image to '" + spec.output + "'\n" + messages);
+    }
+    if (!image_complete(spec.output, plot_format(spec.output))) {
+        throw PlotError(Kind::write_failed,
+                        "writing '" + spec.output + "': the image ends after " +
+                            std::to_string(size) +
+                            " bytes, incomplete (a full disk or a file size limit; gnuplot does "
+                            "not report failed writes)");
     }
     return messages;
 }

@@ -46,7 +46,16 @@ struct PlotSpec {
 // nor .svg, gnuplot not installed, or gnuplot failing (its messages in what()).
 class PlotError : public std::runtime_error {
 public:
-    enum class Kind { file, x_column, y_column, output, gnuplot_missing, gnuplot_failed };
+    // write_failed: the image on disk is incomplete (gnuplot exits 0 when its writes fail)
+    enum class Kind {
+        file,
+        x_column,
+        y_column,
+        output,
+        gnuplot_missing,
+        gnuplot_failed,
+        write_failed
+    };
     PlotError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
     Kind kind() const { return kind_; }
 

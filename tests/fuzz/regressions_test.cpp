@@ -1,5 +1,6 @@
-// Replays every input a fuzzer once crashed, hung or tripped a sanitizer on, through both
-// harness bodies: each must now come back (with or without a model) under the sanitizers.
+// Replays every input a fuzzer once crashed, hung or tripped a sanitizer on, through every
+// harness body (parse, check, and the whole compile with each kernel called): each must now
+// come back (with or without a model) under the sanitizers.
 #include "harness.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,6 +19,7 @@ TEST_CASE("inputs the fuzzers once failed on are handled") {
         const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data());
         mdl::fuzz::parse_only(data, bytes.size());
         mdl::fuzz::parse_and_check(data, bytes.size());
+        mdl::fuzz::compile_and_call(data, bytes.size());
         ++count;
     }
     CHECK(count > 0);

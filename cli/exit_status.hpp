@@ -1,0 +1,44 @@
+// The exit statuses of mdl (README.md and docs/cli.md list them) and the two ways a command
+// ends early that are not errors of the model or of the options: an output that could not be
+// written, and a signal that asked the run to stop.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace mdl::cli {
+
+namespace exit_status {
+constexpr int success = 0;
+constexpr int model_error = 1;       // clang-style diagnostics (also `mdl reproduce` misses)
+constexpr int bad_input = 2;         // a one-line error naming the flag or file
+constexpr int numerical_failure = 3; // time, variable and method; the CSV so far stays valid
+constexpr int output_failed = 4;     // a write failed (disk full, closed pipe); output so far valid
+constexpr int internal_error = 5;    // an exception no command expected (a bug in mdl)
+// SIGINT and SIGTERM: 128 + the signal number, 130 and 143, as a shell reports them.
+constexpr int interrupted(int signal) {
+    return 128 + signal;
+}
+} // namespace exit_status
+
+// A write that failed: "writing 'out.csv': No space left on device".
+class WriteFailure : public std::runtime_error {
+public:
+    WriteFailure(const std::string& file, const std::string& reason)
+        : std::runtime_error("writing '" + file + "': " + reason) {}
+    explicit WriteFailure(const std::string& message) : std::runtime_error(message) {}
+};
+
+// A run ended by SIGINT/SIGTERM at a step boundary (cli/interruption.hpp): the CSV holds every
+// state up to and including time t.
+struct Interrupted : std::exception {
+    double t = 0.0;
+    int signal = 0;
+    std::size_t rows = 0; // CSV rows written
+    Interrupted(double time, int signal_number, std::size_t rows_written)
+        : t(time), signal(signal_number), rows(rows_written) {}
+    const char* what() const noexcept override { return "interrupted"; }
+};
+
+} // namespace mdl::cli
