@@ -655,6 +655,21 @@ private:
         std::map<std::string, const ast::Parameter*> parameters;
         std::map<std::string, const ast::Component*> components;
         gather_names(*s.model, parameters, components);
+        // The modifiers of this instance: those an enclosing instance gives it
+        // (`Outer o(inner(l = 3))`, already flat, and winning as in Modelica), then its own.
+        struct Given {
+            const ast::Modifier* own = nullptr; // as written here, flattened below
+            const ast::Modifier* flat = nullptr;
+        };
+        std::vector<Given> given;
+        std::set<std::string> from_enclosing;
+        if (auto o = outer.overrides.find(c.name.text);
+            o != outer.overrides.end() && o->second.modifier.nested) {
+            for (const auto& child : o->second.modifier.children) {
+                given.push_back({nullptr, &child});
+                from_enclosing.insert(child.name.text);
+            }
+        }
         for (const auto& arg : c.arguments) {
             if (!arg.modifier) {
                 d_.error(outer.map(arg.range),
@@ -663,7 +678,14 @@ private:
                                      flat, c.type.text));
                 continue;
             }
-            const ast::Modifier& m = *arg.modifier;
+            if (!from_enclosing.count(arg.modifier->name.text)) {
+                given.push_back({&*arg.modifier, nullptr});
+            }
+        }
+        for (const Given& g : given) {
+            const ast::Modifier& m = g.own ? *g.own : *g.flat;
+            const Range at = g.own ? outer.map(m.range) : m.range;
+            const Range name_at = g.own ? outer.map(m.name.range) : m.name.range;
             const std::string& n = m.name.text;
             auto p = parameters.find(n);
             auto k = components.find(n);
@@ -677,30 +699,31 @@ private:
                 }
                 std::string best = source::closest_name(n, known);
                 d_.error(
-                    outer.map(m.name.range),
+                    name_at,
                     fmt::format("model {} has no parameter or component '{}'{}", c.type.text, n,
                                 best.empty() ? "" : fmt::format("; did you mean '{}'?", best)));
                 continue;
             }
             if (s.overrides.count(n) ||
                 (s.integers.count(n) && s.integers.at(n).given && !s.integers.at(n).from_option)) {
-                d_.error(outer.map(m.name.range), fmt::format("modifier '{}' given twice", n));
+                d_.error(name_at, fmt::format("modifier '{}' given twice", n));
                 continue;
             }
-            auto per_element = element_of(m, outer, env, index, array, decl.size);
+            std::optional<ast::Modifier> per_element =
+                g.own ? element_of(m, outer, env, index, array, decl.size) : clone(m);
             if (!per_element) {
                 continue;
             }
             if (p != parameters.end() && p->second->type.text == "Integer") {
                 if (!m.value || m.nested) {
-                    d_.error(
-                        outer.map(m.range),
-                        fmt::format("write '{} = ...' to set the Integer parameter '{}'", n, n));
+                    d_.error(at, fmt::format("write '{} = ...' to set the Integer parameter '{}'",
+                                             n, n));
                     continue;
                 }
-                auto v = integer(*m.value, outer, env, "an Integer parameter's value");
-                if (v && array && !m.each) {
-                    d_.error(outer.map(m.range),
+                auto v = g.own ? integer(*m.value, outer, env, "an Integer parameter's value")
+                               : integer(*m.value, s, {}, "an Integer parameter's value");
+                if (v && array && g.own && !m.each) {
+                    d_.error(at,
                              fmt::format("modifier '{}' of the array '{}' needs 'each' (arrays of "
                                          "Integer values are not supported)",
                                          n, c.name.text));
@@ -716,10 +739,9 @@ private:
                 // pivot = cart.b: the anchor stands for an outer body or anchor.
                 const ast::NameRef* r = per_element->value->as<ast::NameRef>();
                 if (!r || r->parts.size() != 1) {
-                    d_.error(outer.map(m.range),
-                             fmt::format("anchor '{}' of {} can be bound only to a body or an "
-                                         "anchor, e.g. '{} = cart.b'",
-                                         n, c.type.text, n));
+                    d_.error(at, fmt::format("anchor '{}' of {} can be bound only to a body or an "
+                                             "anchor, e.g. '{} = cart.b'",
+                                             n, c.type.text, n));
                     continue;
                 }
                 Decl bound;
@@ -827,6 +849,33 @@ private:
         }
         slot = std::move(*elements);
         return &*slot;
+    }
+
+    // An already flat modifier of an array declaration reduced to one element: an array
+    // value gives element `index`, anything else (or `each`) is the same for every element.
+    std::optional<ast::Modifier> flat_element(const ast::Modifier& m, long long index,
+                                              long long size) {
+        ast::Modifier out = clone(m);
+        if (!m.each && m.value) {
+            if (auto* vec = std::get_if<ast::VectorLiteral>(&m.value->node)) {
+                if (static_cast<long long>(vec->elements.size()) != size) {
+                    d_.error(m.value->range,
+                             fmt::format("modifier '{}' gives {} values for an array of {}",
+                                         m.name.text, vec->elements.size(), size));
+                    return std::nullopt;
+                }
+                out.value = clone(*vec->elements[static_cast<std::size_t>(index - 1)]);
+            }
+        }
+        out.children.clear();
+        for (const auto& c : m.children) {
+            auto x = m.each ? std::optional<ast::Modifier>(clone(c)) : flat_element(c, index, size);
+            if (!x) {
+                return std::nullopt;
+            }
+            out.children.push_back(std::move(*x));
+        }
+        return out;
     }
 
     // ---- Renaming expressions into the flat model ------------------------------------------
@@ -1352,7 +1401,10 @@ private:
             for (const auto& child : ov->modifier.children) {
                 ast::Argument arg;
                 arg.range = child.range;
-                arg.modifier = clone(child);
+                arg.modifier = array ? flat_element(child, index, size) : clone(child);
+                if (!arg.modifier) {
+                    return std::nullopt;
+                }
                 out.push_back(std::move(arg));
             }
         }

@@ -191,3 +191,33 @@ end Two;
         CHECK_THAT(report, Catch::Contains("two.mdl:8:14: note: in instance 'right' of Cell"));
     }
 }
+
+TEST_CASE("modifiers reach into nested instances; the enclosing one wins") {
+    const char* text = R"(
+model Inner
+  parameter Real l = 1;
+  parameter Integer n = 1;
+  coordinate q[n](each start = 0.5, each m = 1);
+  potential U = l*sum(q[i]^2 for i in 1:n);
+end Inner;
+model Outer
+  parameter Real w = 2;
+  Inner inner(l = w, n = 2);
+end Outer;
+model Top
+  Outer o(w = 5, inner(n = 3, q(start = {1, 2, 3})));
+end Top;
+)";
+    LoadedModel m(compile(text, "top.mdl"));
+    REQUIRE(m.compiled.position_names() ==
+            std::vector<std::string>{"o.inner.q[1]", "o.inner.q[2]", "o.inner.q[3]"});
+    CHECK(m.compiled.parameter("o.inner.l") == 5); // l = w of Outer, w = 5 from Top
+    runtime::State s = m.start();
+    CHECK(s.q[0] == 1);
+    CHECK(s.q[2] == 3);
+    runtime::Vector f(3), theta(0);
+    m.model.force(0.0, s.q, s.v, s.x, theta, f);
+    for (int i = 0; i < 3; ++i) {
+        CHECK(f[i] == Approx(-2 * 5 * s.q[i]));
+    }
+}
