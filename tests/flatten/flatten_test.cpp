@@ -221,3 +221,30 @@ end Top;
         CHECK(f[i] == Approx(-2 * 5 * s.q[i]));
     }
 }
+
+TEST_CASE("arrays of first-order states and nested for-loops") {
+    // x[i]' = -i x[i]: x[i](t) = x[i](0) exp(-i t); y[i,j] pairs from nested loops as a sum
+    const char* text = R"(
+model Decay
+  parameter Integer n = 3;
+  Real x[n](start = {1 for i in 1:n});
+  coordinate q(start = 0.1, m = 1);
+  potential U = sum(sum(0*q + (i + j)*q^2/2 for j in 1:i) for i in 1:n);
+equation
+  for i in 1:n loop
+    der(x[i]) = -i*x[i];
+  end for;
+end Decay;
+)";
+    LoadedModel m(compile(text, "decay.mdl"));
+    REQUIRE(m.compiled.state_names() == std::vector<std::string>{"x[1]", "x[2]", "x[3]"});
+    const auto traj = trajectory(m, 1.0, 1e-3);
+    for (int i = 1; i <= 3; ++i) {
+        CHECK(traj.back().x[i - 1] == Approx(std::exp(-i * 1.0)).epsilon(1e-10));
+    }
+    // U = q^2/2 * sum over 1 <= j <= i <= 3 of (i + j) = q^2/2 * (2 + 7 + 15): force = -24 q
+    runtime::State s = m.start();
+    runtime::Vector f(1), theta(0);
+    m.model.force(0.0, s.q, s.v, s.x, theta, f);
+    CHECK(f[0] == Approx(-24 * 0.1));
+}
