@@ -43,17 +43,8 @@ const char* name_at(const std::vector<std::string>& names, size_t i) {
 
 } // namespace
 
-extern "C" {
-
-mdl_model* mdl_compile_file(const char* path, char** error) {
-    return guarded([&] { return mdl::compile_file(path); }, error);
-}
-
-mdl_model* mdl_compile_string(const char* source, const char* name, char** error) {
-    return guarded([&] { return mdl::compile(source, name ? name : "<model>"); }, error);
-}
-
 namespace {
+// The C options as the C++ ones.
 mdl::CompileOptions options_of(const mdl_compile_options* o) {
     mdl::CompileOptions out;
     if (o == nullptr) {
@@ -68,6 +59,17 @@ mdl::CompileOptions options_of(const mdl_compile_options* o) {
     return out;
 }
 } // namespace
+
+extern "C" {
+
+mdl_model* mdl_compile_file(const char* path, char** error) {
+    return guarded([&] { return mdl::compile_file(path); }, error);
+}
+
+mdl_model* mdl_compile_string(const char* source, const char* name, char** error) {
+    return guarded([&] { return mdl::compile(source, name ? name : "<model>"); }, error);
+}
+
 
 mdl_model* mdl_compile_file_with(const char* path, const mdl_compile_options* options,
                                  char** error) {

@@ -253,8 +253,9 @@ with_overrides(const CompiledModel::State& s, std::span<const ParameterValue> ov
     std::vector<bool> fixed = s.fixed;
     for (const auto& [name, value] : overrides) {
         // An Integer parameter keeps the value it was compiled with.
+        const std::string& wanted = name; // clang 14 cannot capture a structured binding
         auto structural = std::find_if(s.structural.begin(), s.structural.end(),
-                                       [&](const auto& p) { return p.first == name; });
+                                       [&](const auto& p) { return p.first == wanted; });
         if (structural != s.structural.end()) {
             if (value != static_cast<double>(structural->second)) {
                 throw std::invalid_argument(fmt::format(
