@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     auto run_reproduce = mdl::cli::add_reproduce_command(app);
     auto run_sweep = mdl::cli::add_sweep_command(app);
     auto run_plot = mdl::cli::add_plot_command(app);
+    auto run_cache = mdl::cli::add_cache_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
     }
     if (app.got_subcommand("plot")) {
         return run_plot();
+    }
+    if (app.got_subcommand("cache")) {
+        return run_cache();
     }
     return 2;
 }
