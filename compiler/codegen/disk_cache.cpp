@@ -146,12 +146,19 @@ std::string build_id(BuildIdQuery query) {
     return query.id;
 }
 
+// No model's machine code comes near this: a larger file under an entry's name is damaged.
+constexpr off_t largest_entry = off_t{1} << 31;
+
 // A file's whole contents through one descriptor (the entry read is the one opened, even if
-// a writer renames a new one over it meanwhile). nullopt with errno set on failure.
+// a writer renames a new one over it meanwhile); empty when it is implausibly large. nullopt
+// with errno set on failure.
 std::optional<std::string> read_whole(int fd) {
     struct stat st {};
     if (fstat(fd, &st) != 0) {
         return std::nullopt;
+    }
+    if (st.st_size > largest_entry) {
+        return std::string();
     }
     std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t done = 0;

@@ -5,6 +5,7 @@
 #include "cli_test_support.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -80,6 +81,24 @@ TEST_CASE("a second mdl process takes the machine code from disk and computes th
     const std::string cached = read_file(csv / "cached.csv");
     CHECK(cached.size() > 1000);
     CHECK(cached == read_file(csv / "uncached.csv"));
+    CHECK(entries(folder).size() == 1);
+}
+
+TEST_CASE("what mdl run stores, mdl compile and a second mdl run find") {
+    const fs::path folder = cache_folder("run_then_compile");
+    const std::string model = cli_test::model("kapitza.mdl");
+    const std::string run = "run -q -m rk4 --step 1e-4 --stop 0.01 -o /dev/null " + model;
+    REQUIRE(mdl_in(folder, run).status == 0);
+    const auto written = entries(folder);
+    REQUIRE(written.size() == 1);
+    Result compiled = mdl_in(folder, timings + model);
+    INFO(compiled.output);
+    CHECK(compiled.output.find("code cache disk") != std::string::npos);
+    // The second run reads the entry (a hit marks it used: its time moves) and adds none.
+    const auto long_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+    fs::last_write_time(written[0], long_ago);
+    REQUIRE(mdl_in(folder, run).status == 0);
+    CHECK(fs::last_write_time(written[0]) > long_ago);
     CHECK(entries(folder).size() == 1);
 }
 
