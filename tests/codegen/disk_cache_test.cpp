@@ -199,6 +199,23 @@ TEST_CASE("storing beyond the size bound evicts the least recently used entries"
     CHECK(cache.usage().entries == 0);
 }
 
+TEST_CASE("temporary files of writers that died are removed, those of live ones kept",
+          "[disk_cache]") {
+    const DiskCache cache = cache_in(empty_folder("abandoned"));
+    const fs::path abandoned = cache.folder() / ".0123.4567.0.tmp";
+    const fs::path in_progress = cache.folder() / ".89ab.4567.1.tmp";
+    overwrite(abandoned, "half an entry");
+    overwrite(in_progress, "half an entry");
+    fs::last_write_time(abandoned, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    std::string warning;
+    cache.store(ObjectKey{3, 4}, objects('t'), warning);
+    CHECK_FALSE(fs::exists(abandoned));
+    CHECK(fs::exists(in_progress));
+    CHECK(cache.usage().entries == 1); // temporary files are not entries
+    cache.clear(warning);
+    CHECK(fs::exists(in_progress));
+}
+
 TEST_CASE("a folder that cannot be written is a warning, never an error", "[disk_cache]") {
     // A folder whose parent is a file cannot be created; /proc takes no files, even from root
     // (which a folder without write permission would not stop).
