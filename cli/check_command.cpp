@@ -18,13 +18,13 @@ namespace {
 // depend on the derived force (velocity and time dependence, evenness in the phases), so the
 // model is compiled, only when it has a fast scale (a vibration or a `fast` spring).
 std::string multiscale_section(const check::CheckedModel& model, const source::SourceFile& file,
-                               const std::string& path) {
+                               const std::string& path, const CompileOptions& options) {
     if (model.vibrations.empty() && model.fast_scales.empty()) {
         return "  multiscale methods: none apply (no vibration and no spring marked `fast`)\n";
     }
     std::string out = "  multiscale methods:\n";
     try {
-        const CompiledModel compiled = compile(file.text(), path);
+        const CompiledModel compiled = compile(file.text(), path, options);
         for (const MethodVerdict& v : multiscale_verdicts(compiled)) {
             out += fmt::format("    {:<11} {}: {}\n", v.method, v.applies ? "applies" : "refused",
                                v.detail);
@@ -40,6 +40,7 @@ struct CheckOptions {
     bool quiet = false;
     std::vector<std::string> parameters; // name=value, Integer parameters
     std::vector<std::string> library_paths;
+    bool no_cache = false;
 };
 } // namespace
 
@@ -54,6 +55,8 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                     "Set an Integer parameter (array size, loop bound): -p n=200");
     cmd->add_option("--library", options->library_paths,
                     "A folder of component models, searched after the model's own folder");
+    cmd->add_flag("--no-cache", options->no_cache,
+                  "Neither read nor write the code cache on disk (see mdl cache)");
     return [options, &global]() {
         int status = 0;
         for (const std::string& path : options->files) {
@@ -84,8 +87,12 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                 continue;
             }
             if (!options->quiet) {
+                CompileOptions compile_options;
+                compile_options.library_paths = options->library_paths;
+                compile_options.structural_parameters = front_end.overrides;
+                compile_options.disk_cache = !options->no_cache;
                 std::cout << fmt::format("{}: ok\n", path) << check::summary(*model)
-                          << multiscale_section(*model, *file, path);
+                          << multiscale_section(*model, *file, path, compile_options);
             }
         }
         return status;

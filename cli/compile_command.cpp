@@ -1,4 +1,5 @@
-// mdl compile FILE.mdl [--emit-symbolic] [--emit-llvm] [--timings] [-O N] [--fast-math]:
+// mdl compile FILE.mdl [--emit-symbolic] [--emit-llvm] [--timings] [-O N] [--fast-math]
+//                      [--no-cache]:
 // compile a model to native kernels and show what was derived or generated.
 #include "commands.hpp"
 #include "mdl/compiled_model.hpp"
@@ -19,6 +20,7 @@ struct CompileCommandOptions {
     bool fast_math = false;
     std::vector<std::string> parameters; // name=value: Integer parameters
     std::vector<std::string> library_paths;
+    bool no_cache = false;
 };
 } // namespace
 
@@ -39,8 +41,11 @@ std::function<int()> add_compile_command(CLI::App& app) {
                     "Set an Integer parameter (array size, loop bound): -p n=200");
     cmd->add_option("--library", o->library_paths,
                     "A folder of component models, searched after the model's own folder");
+    cmd->add_flag("--no-cache", o->no_cache,
+                  "Neither read nor write the code cache on disk (see mdl cache)");
     return [o]() {
         CompileOptions options;
+        options.disk_cache = !o->no_cache;
         options.library_paths = o->library_paths;
         for (const auto& p : o->parameters) {
             options.structural_parameters.push_back(parse_assignment(p));
@@ -59,9 +64,9 @@ std::function<int()> add_compile_command(CLI::App& app) {
             if (o->timings) {
                 const auto& t = model.timings();
                 std::cerr << fmt::format("{}: front end {:.3f} ms, symbolic {:.3f} ms, codegen + "
-                                         "JIT {:.3f} ms, total {:.3f} ms\n",
+                                         "JIT {:.3f} ms, total {:.3f} ms, code cache {}\n",
                                          o->file, t.frontend_ms, t.symbolic_ms, t.codegen_ms,
-                                         t.total_ms);
+                                         t.total_ms, t.cache);
             }
             if (!o->emit_symbolic && !o->emit_llvm && !o->timings) {
                 auto s = model.sizes();

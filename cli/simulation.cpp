@@ -670,6 +670,7 @@ CompileOptions compile_options(const SimulationSettings& settings) {
     }
     options.library_paths = settings.library_paths;
     options.structural_parameters = settings.structural_parameters;
+    options.disk_cache = !settings.no_cache;
     return options;
 }
 
@@ -766,6 +767,8 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
     cmd->add_option("--library", o.library_paths,
                     "A folder of component models (Pendulum -> DIR/Pendulum.mdl), searched after "
                     "the model's own folder and before MDL_PATH; repeatable");
+    cmd->add_flag("--no-cache", o.no_cache,
+                  "Neither read nor write the code cache on disk (see mdl cache)");
     cmd->add_option("--start", o.start, "Start time (default: the model's StartTime, or 0)");
     cmd->add_option("--stop", o.stop, "Stop time (default: the model's StopTime, or 1)");
     cmd->add_option("--step", o.step,

@@ -36,6 +36,7 @@ struct SimulationSettings {
     std::optional<double> omega, reproject_every;
     std::optional<double> relax_constraints; // a compile option: see compile_options()
     std::vector<std::string> library_paths;  // --library DIR: folders of component models
+    bool no_cache = false;                   // --no-cache: not the code cache on disk
     // -p name=value pairs: Integer parameters among them are compile options
     std::vector<std::pair<std::string, double>> structural_parameters;
 };

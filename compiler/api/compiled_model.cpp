@@ -124,6 +124,7 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
     codegen_options.opt_level = static_cast<codegen::OptLevel>(std::clamp(options.opt_level, 0, 3));
     codegen_options.fast_math = options.fast_math;
     codegen_options.keep_ir = options.keep_ir;
+    codegen_options.use_disk_cache = options.disk_cache;
     std::optional<codegen::CompiledKernels> compiled;
     try {
         compiled.emplace(codegen::CompiledKernels::compile(*system, codegen_options));
@@ -131,6 +132,7 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
         fail(std::string(name), std::string("code generation failed: ") + e.what());
     }
     timings.codegen_ms = ms_since(codegen_start);
+    timings.cache = codegen::to_string(compiled->timings().cache);
     timings.total_ms = ms_since(start);
 
     // The parity proofs add nodes to the expression pool: done here, once, so that the shared

@@ -1,6 +1,7 @@
 #include "codegen/compiled_kernels.hpp"
 
 #include "codegen/compile_pool.hpp"
+#include "codegen/disk_cache.hpp"
 #include "codegen/emit_ir.hpp"
 #include "codegen/jit.hpp"
 #include "codegen/object_cache.hpp"
@@ -15,7 +16,9 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <optional>
 
 namespace mdl::codegen {
@@ -31,6 +34,15 @@ double milliseconds_since(Clock::time_point start) {
 std::string target_description(const llvm::TargetMachine& target) {
     return target.getTargetTriple().str() + "/" + target.getTargetCPU().str() + "/" +
            target.getTargetFeatureString().str();
+}
+
+// A cache that fails is not the user's problem but may be worth knowing about: one line per
+// process, not one per compilation (a sweep compiles many times).
+void warn_once(const std::string& warning) {
+    static std::atomic<bool> warned{false};
+    if (!warning.empty() && !warned.exchange(true)) {
+        std::fprintf(stderr, "mdl: warning: code cache: %s\n", warning.c_str());
+    }
 }
 
 mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
@@ -160,6 +172,20 @@ ObjectCache::Objects compile_objects(const symbolic::System& system, const Codeg
 
 } // namespace
 
+const char* to_string(CacheUse use) {
+    switch (use) {
+    case CacheUse::off:
+        return "off";
+    case CacheUse::miss:
+        return "miss";
+    case CacheUse::memory:
+        return "memory";
+    case CacheUse::disk:
+        return "disk";
+    }
+    return "off";
+}
+
 struct CompiledKernels::State {
     std::unique_ptr<Jit> jit; // owns the machine code the table points into
     mdl_kernels table{};
@@ -196,17 +222,34 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     const bool cacheable = options.use_object_cache && !options.keep_ir;
     ObjectKey key;
     std::optional<ObjectCache::Objects> objects;
+    std::optional<DiskCache> disk;
+    std::string warning;
     if (cacheable) {
         key = object_key(system, options, target_description(target));
         objects = ObjectCache::process().find(key);
+        timings.cache = objects ? CacheUse::memory : CacheUse::miss;
+        if (!objects && options.use_disk_cache) {
+            disk = DiskCache::from_environment(warning);
+        }
+        if (!objects && disk) {
+            objects = disk->find(key, warning);
+            if (objects) {
+                timings.cache = CacheUse::disk;
+                ObjectCache::process().store(key, *objects);
+            }
+        }
         timings.from_cache = objects.has_value();
     }
     if (!objects) {
         objects = compile_objects(system, options, timings, options.keep_ir ? &state->ir : nullptr);
         if (cacheable) {
             ObjectCache::process().store(key, *objects);
+            if (disk) {
+                disk->store(key, *objects, warning);
+            }
         }
     }
+    warn_once(warning);
 
     stage = Clock::now();
     state->jit = std::make_unique<Jit>(target);

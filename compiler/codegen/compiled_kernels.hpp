@@ -19,18 +19,28 @@
 
 namespace mdl::codegen {
 
+// Where the machine code of a compilation came from.
+enum class CacheUse {
+    off,    // not looked up (CodegenOptions::use_object_cache off, or keep_ir)
+    miss,   // compiled here (and stored)
+    memory, // an identical compilation earlier in this process
+    disk,   // the cache folder on disk, written by an earlier process (disk_cache.hpp)
+};
+const char* to_string(CacheUse use); // "off", "miss", "memory", "disk"
+
 // Wall-clock time of each stage of one compilation, in milliseconds. When the kernels were
 // compiled on several threads at once (partition.hpp), emit, optimize and codegen are those
 // of the slowest partition in each stage.
 struct CompileTimings {
-    double target_ms = 0.0;     // the host target machine (built once per thread and level)
-    double emit_ms = 0.0;       // DAG -> LLVM IR
-    double optimize_ms = 0.0;   // pass pipeline
-    double codegen_ms = 0.0;    // IR -> machine code
-    double link_ms = 0.0;       // JIT session, linking, symbol lookup
-    double total_ms = 0.0;      // including validation and the cache lookup
-    bool from_cache = false;    // machine code reused from an identical earlier compilation
-    std::size_t partitions = 0; // threads that compiled the kernels (0 when from the cache)
+    double target_ms = 0.0;         // the host target machine (built once per thread and level)
+    double emit_ms = 0.0;           // DAG -> LLVM IR
+    double optimize_ms = 0.0;       // pass pipeline
+    double codegen_ms = 0.0;        // IR -> machine code
+    double link_ms = 0.0;           // JIT session, linking, symbol lookup
+    double total_ms = 0.0;          // including validation and the cache lookup
+    bool from_cache = false;        // machine code reused from an identical earlier compilation
+    CacheUse cache = CacheUse::off; // and from which cache
+    std::size_t partitions = 0;     // threads that compiled the kernels (0 when from the cache)
 };
 
 class CompiledKernels {
@@ -40,7 +50,10 @@ public:
     // (rates when k == 0, potential when there is none, the constraint kernels when m == 0).
     // Throws CodegenError when LLVM fails. Thread-safe: independent compilations may run
     // concurrently. Identical systems compiled with identical options reuse the machine code
-    // of the first compilation (a bounded in-process cache), unless options.keep_ir.
+    // of the first compilation (a bounded in-process cache, then the cache folder on disk
+    // shared by processes), unless options.keep_ir. A cache that cannot be read or written
+    // is never an error: the kernels are compiled, and the first such failure in a process
+    // is reported as one line on stderr ("mdl: warning: code cache: ...").
     static CompiledKernels compile(const symbolic::System& system,
                                    const CodegenOptions& options = {});
 

@@ -82,6 +82,14 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     return {key.a, key.b};
 }
 
+ObjectKey combined_key(const ObjectKey& key, std::string_view text) {
+    Hasher h;
+    h.add(key.high);
+    h.add(key.low);
+    h.add(text);
+    return {h.a, h.b};
+}
+
 ObjectCache& ObjectCache::process() {
     static ObjectCache cache;
     return cache;
@@ -108,6 +116,11 @@ void ObjectCache::store(const ObjectKey& key, Objects objects) {
     if (entries_.size() > capacity) {
         entries_.pop_front();
     }
+}
+
+void ObjectCache::clear() {
+    const std::lock_guard lock(mutex_);
+    entries_.clear();
 }
 
 } // namespace mdl::codegen

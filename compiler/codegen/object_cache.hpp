@@ -27,6 +27,9 @@ struct ObjectKey {
 ObjectKey object_key(const symbolic::System& system, const CodegenOptions& options,
                      std::string_view target_description);
 
+// `key` combined with `text` (disk_cache.hpp: with the identity of the code generator).
+ObjectKey combined_key(const ObjectKey& key, std::string_view text);
+
 // The process-wide cache. Thread-safe; keeps the most recently stored `capacity` objects.
 class ObjectCache {
 public:
@@ -39,6 +42,8 @@ public:
 
     std::optional<Objects> find(const ObjectKey& key);
     void store(const ObjectKey& key, Objects objects);
+    // Forgets every object (the next compilation of any system looks on disk, or compiles).
+    void clear();
 
 private:
     struct Entry {

@@ -18,8 +18,13 @@ struct CodegenOptions {
     bool fast_math = false;
     // Keep the optimized LLVM IR as text (mdl compile --emit-llvm).
     bool keep_ir = false;
-    // Reuse the machine code of an identical earlier compilation in this process.
+    // Reuse the machine code of an identical earlier compilation in this process, and with
+    // use_disk_cache of any process of this user (disk_cache.hpp). False: compile afresh and
+    // store nothing.
     bool use_object_cache = true;
+    // Also look up and store the machine code in the cache folder on disk ($MDL_CACHE_DIR,
+    // else $XDG_CACHE_HOME/mdl, else ~/.cache/mdl), shared by processes (mdl --no-cache: off).
+    bool use_disk_cache = true;
     // A kernel of more operations than this (arithmetic, calls, output stores) is split into
     // sections of about this size, each its own function (see emit_ir.cpp): LLVM's
     // scheduling, register allocation and vectorization grow faster than linearly with a

@@ -42,6 +42,10 @@ struct CompileOptions {
     // Folders searched for component models (Pendulum -> Pendulum.mdl) after the folder of the
     // model's file; then the folders of the MDL_PATH environment variable.
     std::vector<std::string> library_paths;
+    // Look up and keep the machine code in the code cache on disk (mdl/code_cache.hpp), so
+    // that another process compiling the same model skips LLVM's optimization and code
+    // generation. false: only this process's memory is used (mdl --no-cache).
+    bool disk_cache = true;
 };
 
 // The model could not be compiled. what() is the full clang-style report
@@ -168,6 +172,10 @@ public:
     // Milliseconds spent in each stage of this compilation.
     struct Timings {
         double frontend_ms = 0, symbolic_ms = 0, codegen_ms = 0, total_ms = 0;
+        // Where the machine code came from: "miss" (compiled), "memory" (an identical
+        // compilation earlier in this process), "disk" (the code cache, written by an earlier
+        // process) or "off" (not looked up: keep_ir).
+        std::string cache = "off";
     };
     const Timings& timings() const;
 
