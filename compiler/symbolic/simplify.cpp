@@ -247,7 +247,8 @@ namespace {
 // all are +-c with c != 1: then sum = c * (the sum with coefficients +-1), exactly.
 std::optional<double> common_content(ExprPool& pool, ExprId sum) {
     double c = 0.0;
-    for (ExprId t : pool.children(sum)) {
+    // a copy: split_coefficient may intern a node, and a view of the child list would dangle
+    for (ExprId t : copy_children(pool, sum)) {
         const double m = std::fabs(split_coefficient(pool, t).coefficient);
         if (c == 0.0) {
             c = m;

@@ -253,10 +253,12 @@ TEST_CASE("random well-formed models compile or fail with a located error, and t
             ++refused;
             INFO(e.what());
             CHECK(located(e.what(), name));
+            CHECK(generated.invalid); // a valid model must compile
             continue;
         } catch (const std::exception& e) {
             FAIL("not a CompileError: " << e.what());
         }
+        CHECK_FALSE(generated.invalid); // an invalid model must be refused
         ++compiled;
         conservative += generated.conservative ? 1 : 0;
         const auto sizes = model->sizes();
@@ -299,6 +301,7 @@ TEST_CASE("random well-formed models compile or fail with a located error, and t
     // The generator makes mostly valid models and the finite differences mostly apply: a run
     // that compiled or compared almost nothing has stopped testing anything.
     CHECK(compiled >= count * 3 / 4);
+    CHECK(refused > 0); // the located-error path is exercised too
     CHECK(derivatives.compared >= 20 * compiled);
     CHECK(derivatives.skipped <= derivatives.compared / 5);
 }

@@ -24,6 +24,10 @@ namespace mdl::test {
 
 struct RandomModel {
     std::string text;
+    // One declaration breaks a rule of the language (a velocity in a potential, an undeclared
+    // name, a wrong arity, an index out of range, time in a constraint): the model must be
+    // refused with a located error. Every other model must compile.
+    bool invalid = false;
     // Only potentials, springs and gravity act (equations have right-hand side 0, no forces or
     // dampers): the force kernel is then -dU/dq of the potential kernel.
     bool conservative = false;
@@ -118,12 +122,14 @@ public:
         }
 
         // potentials: one scalar, one reduction, one per element in a loop
-        t += "  potential U = " + smooth_of(positions_, true, 3) + ";\n";
+        t += "  potential U = " + smooth_of(positions_, true, 4) + ";\n";
         if (r_.chance(0.6)) {
-            t += "  potential Usum = sum(kk[i]*" + loop_expr(2) + " for i in 1:n);\n";
+            t += "  potential Usum = sum(kk[i]*q[i]^2/2 + " + loop_expr(3, false) +
+                 " for i in 1:n);\n";
         }
         if (r_.chance(0.5)) {
-            t += "  for i in 1:n loop\n    potential Ui[i] = " + loop_expr(2) + ";\n  end for;\n";
+            t += "  for i in 1:n loop\n    potential Ui[i] = q[i]*" + loop_expr(3, false) +
+                 ";\n  end for;\n";
         }
         if (bodies) {
             t += "  spring s1(O, b[1], k = p1, length = " + number(r_.uniform(0.0, 0.5)) + ");\n";
@@ -144,7 +150,7 @@ public:
                 t += "  force fb(b[2]) = {" + any_expr(2) + ", " + any_expr(2) + "};\n";
             }
             if (r_.chance(0.5)) {
-                t += "  for i in 2:n loop\n    force fq[i](q[i]) = " + loop_expr(2) + " - " +
+                t += "  for i in 2:n loop\n    force fq[i](q[i]) = " + loop_expr(3, true) + " - " +
                      number(r_.uniform(0.0, 1.0)) + "*der(q[i]);\n  end for;\n";
             }
         }
@@ -152,6 +158,15 @@ public:
         for (int i = 0; i < constraints; ++i) {
             t += "  constraint g" + std::to_string(i) + ": " + constraint_lhs() + " = " +
                  number(r_.uniform(0.5, 2.0)) + ";\n";
+        }
+
+        if (seed_ % 20 == 7) { // one model in 20, two among the first 40 seeds
+            out.invalid = true;
+            const char* errors[] = {
+                "  potential Ubad = der(q[1])^2;\n", "  force fbad(q[1]) = q[2] + undeclared;\n",
+                "  potential Ubad = atan2(q[1]);\n", "  potential Ubad = q[n + 1]^2;\n",
+                "  constraint gbad: q[1]^2 + time = 1;\n"};
+            t += errors[r_.pick(5)];
         }
 
         const bool any_equation = equation_coordinate || state || state_array;
@@ -167,7 +182,8 @@ public:
             t += "  der(z) = " + any_expr(3) + ";\n";
         }
         if (state_array) {
-            t += "  for i in 1:n loop\n    der(w[i]) = -w[i] + " + loop_expr(2) + ";\n  end for;\n";
+            t += "  for i in 1:n loop\n    der(w[i]) = -w[i] + " + loop_expr(2, true) +
+                 ";\n  end for;\n";
         }
         t += "end " + name + ";\n";
         out.text = t;
@@ -303,9 +319,10 @@ private:
     }
 
     // An expression inside `for i in 1:n`: of q[i], its neighbours and kk[i].
-    std::string loop_expr(int depth) {
+    // `dynamic`: also of der(q[i]) and time (forces and right-hand sides, not potentials).
+    std::string loop_expr(int depth, bool dynamic) {
         std::vector<std::string> vars{"q[i]", "q[n + 1 - i]", "kk[i]"};
-        if (!conservative_ && r_.chance(0.5)) {
+        if (dynamic && r_.chance(0.5)) {
             vars.push_back("der(q[i])");
             vars.push_back("time");
         }
@@ -321,7 +338,7 @@ private:
         all.push_back("time");
         std::string e = expr(all, depth);
         if (r_.chance(0.3)) {
-            e += " + sum(" + loop_expr(1) + " for i in 1:n)";
+            e += " + sum(" + loop_expr(2, true) + " for i in 1:n)";
         }
         return e;
     }
