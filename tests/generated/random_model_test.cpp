@@ -6,7 +6,8 @@
 //     force_dq = df/dq, force_dv = df/dv, G = dg/dq, curvature = d/dq(G v) v (the derivative
 //     of G(q) v along v), and force = -dU/dq for the conservative models.
 //
-// MDL_RANDOM_MODELS=N runs N models instead of the default (a longer search).
+// MDL_RANDOM_MODELS=N runs N models instead of the default (a longer search);
+// MDL_RANDOM_FIRST_SEED=S starts at seed S instead of 1 (a search past the suite's seeds).
 #include "mdl/compiled_model.hpp"
 
 #include "check/front_end.hpp"
@@ -242,7 +243,9 @@ TEST_CASE("random well-formed models compile or fail with a located error, and t
     const std::size_t count = model_count();
     std::size_t compiled = 0, refused = 0, conservative = 0, with_constraints = 0;
     Tally derivatives, jit;
-    for (std::uint64_t seed = 1; seed <= count; ++seed) {
+    const char* first_seed = std::getenv("MDL_RANDOM_FIRST_SEED");
+    const std::uint64_t first = first_seed ? std::strtoull(first_seed, nullptr, 10) : 1;
+    for (std::uint64_t seed = first; seed < first + count; ++seed) {
         const auto generated = mdl::test::random_model(seed);
         const std::string name = "random" + std::to_string(seed) + ".mdl";
         INFO("seed " << seed << ":\n" << generated.text);
