@@ -7,7 +7,8 @@
 //     of G(q) v along v), and force = -dU/dq for the conservative models.
 //
 // MDL_RANDOM_MODELS=N runs N models instead of the default (a longer search);
-// MDL_RANDOM_FIRST_SEED=S starts at seed S instead of 1 (a search past the suite's seeds).
+// MDL_RANDOM_FIRST_SEED=S starts at seed S instead of 1 (a search past the suite's seeds);
+// MDL_RANDOM_SPREAD=R samples positions in [-R, R] instead of [-1.5, 1.5] (large arguments).
 #include "mdl/compiled_model.hpp"
 
 #include "check/front_end.hpp"
@@ -245,6 +246,8 @@ TEST_CASE("random well-formed models compile or fail with a located error, and t
     Tally derivatives, jit;
     const char* first_seed = std::getenv("MDL_RANDOM_FIRST_SEED");
     const std::uint64_t first = first_seed ? std::strtoull(first_seed, nullptr, 10) : 1;
+    const char* spread_text = std::getenv("MDL_RANDOM_SPREAD");
+    const double spread = spread_text ? std::strtod(spread_text, nullptr) : 1.5;
     for (std::uint64_t seed = first; seed < first + count; ++seed) {
         const auto generated = mdl::test::random_model(seed);
         const std::string name = "random" + std::to_string(seed) + ".mdl";
@@ -276,7 +279,7 @@ TEST_CASE("random well-formed models compile or fail with a located error, and t
             at.x.resize(sizes.states);
             at.theta.resize(sizes.vibrations);
             for (double& d : at.q) {
-                d = r.uniform(-1.5, 1.5);
+                d = r.uniform(-spread, spread);
             }
             for (double& d : at.v) {
                 d = r.uniform(-1.0, 1.0);
