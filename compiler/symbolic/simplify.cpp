@@ -1,6 +1,56 @@
 // The canonicalizing constructors of ExprPool and the rules they apply; see simplify.hpp for
 // the canonical form and the soundness policy.
 //
+// Termination. The rules run inside the constructors (add, mul, pow, call, comparison,
+// select), which call one another; intern() itself never rewrites. Each constructor is given
+// canonical nodes of a finite acyclic pool. For each rule, the measure its recursive calls
+// decrease (size = number of nodes of an expression as a tree):
+//
+//   pow(b, e)   (x^a)^e -> pow(x, ..), (c*x)^e and (x*y)^k -> pow on each factor, |x|^2k ->
+//               pow(x, ..), sqrt(u)^2k -> pow(u, ..), (x^2k)^e -> pow(|x|, ..): the base is a
+//               proper subterm of b, or |x| for x^2k (size(x) + 1 < size(x) + 2): size(b)
+//               decreases. (-s)^k -> pow(s', k) with s' = -s: same size, and s' is not in
+//               negative form (is_negative_form: exactly one of s, -s is), so this fires once.
+//               x^(k + 1/2) -> pow(sqrt(x), 2k + 1): the base grows by one node, but the
+//               exponent becomes an odd integer, on which neither this rule nor sqrt(u)^2k
+//               applies: at most one step. exp(u)^e -> call(exp, u*e): call(exp, .) has no
+//               rule that calls pow.
+//   call(f, a)  sign normal form: f(-a) -> f(a') with a' not in negative form: fires once.
+//               |c*x| -> |x|, |x^(2k+1)| -> |x|^(2k+1), sqrt(x^2k) -> |x|^k: the argument of
+//               the inner call is a proper subterm of a; the pow that follows has an odd
+//               exponent on |x| (no abs rule) or is sqrt's |x|^k (-> x^k, smaller base).
+//   select(c..) select(inner, ..) on a child of the condition: size(c) decreases.
+//   comparison  no recursion.
+//   mul(fs)     flattening, sorting and collecting are loops over finite lists. pow is called
+//               only on integer total exponents other than 0 and 1, on bases that are already
+//               sign-normalized and content-free (done just before), so from mul only its
+//               subterm rules fire; when one does (`reshaped`), mul runs again on factors
+//               whose bases are proper subterms of the rewritten ones (or exp calls, with
+//               exponent 1 afterwards): the multiset of the sizes of the bases with exponent
+//               other than 1 decreases (multiset order). The sqrt-join replaces the bases u by
+//               sqrt(u) only where sqrt(u) is a base already, so the number of distinct bases
+//               decreases; it cannot undo itself, as sqrt(u)^2k -> u^k leaves no sqrt(u).
+//               c*(one sum) -> distribute: add(c*t_i) where no t_i is a sum (sums are flat),
+//               so the products c*t_i do not distribute again.
+//   add(ts)     like terms -> mul(c, t) with t not a sum: no distribution. group_common_sum:
+//               add(rest) on the cofactors (each term lost its factor S: smaller terms),
+//               mul(S, add(rest)) (two sum factors: interned; or c*S distributed, whose terms
+//               share no sum factor because S is canonical: no grouping), and add(others)
+//               with fewer terms than before (two or more became one): the number of terms
+//               decreases.
+//   split_product removes a term from a sum at each split; simplify and split_term_quotients
+//               are one pass over a finite DAG in topological order.
+//
+// What this does not prove: the measures are per rule, each showing that a rule cannot fire
+// again on its own output; no single measure is shown to decrease across the mutual
+// recursion mul -> pow -> mul -> add -> mul (each cycle above is argued from the form of the
+// nodes it builds, not from one well-founded order). The argument also assumes that a
+// constructor given the children of a canonical node returns that node (tested by
+// simplify_test's "simplify is the identity on canonical nodes", not proved). There is no
+// fuel: a rewrite loop that re-creates existing nodes would not grow the pool, so the node
+// limit would not stop it; it would overflow the stack. generated_test
+// (tests/support/random_model.hpp) runs every rule on random models to look for one.
+//
 // Caution for readers: creating a node may reallocate the pool's node and child arrays, so
 // these functions copy a node (`const Node n = node(id)`) and its child list before calling
 // any constructor, never holding a reference or span across one.
@@ -247,7 +297,8 @@ namespace {
 // all are +-c with c != 1: then sum = c * (the sum with coefficients +-1), exactly.
 std::optional<double> common_content(ExprPool& pool, ExprId sum) {
     double c = 0.0;
-    for (ExprId t : pool.children(sum)) {
+    // a copy: split_coefficient may intern a node, and a view of the child list would dangle
+    for (ExprId t : copy_children(pool, sum)) {
         const double m = std::fabs(split_coefficient(pool, t).coefficient);
         if (c == 0.0) {
             c = m;

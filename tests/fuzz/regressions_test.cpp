@@ -24,3 +24,25 @@ TEST_CASE("inputs the fuzzers once failed on are handled") {
     }
     CHECK(count > 0);
 }
+
+TEST_CASE("the seed corpus is valid models, one per construct of the grammar") {
+    // tests/fuzz/corpus/ seeds the fuzzers (scripts/fuzz) with arrays, loops, components,
+    // reductions and if-expressions: a seed that no longer checks would start the mutations
+    // from an error instead of from the construct.
+    namespace fs = std::filesystem;
+    std::size_t count = 0;
+    for (const auto& entry :
+         fs::directory_iterator(fs::path(MDL_SOURCE_DIR) / "tests" / "fuzz" / "corpus")) {
+        std::ifstream in(entry.path(), std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        INFO(entry.path().filename().string());
+        mdl::source::SourceFile file(entry.path().filename().string(), text);
+        mdl::source::Diagnostics diagnostics(file);
+        const bool checked = mdl::check::check_file(file, diagnostics).has_value();
+        INFO(diagnostics.render());
+        CHECK(checked);
+        CHECK_FALSE(diagnostics.has_errors());
+        ++count;
+    }
+    CHECK(count >= 5);
+}
