@@ -106,13 +106,19 @@ model Springs
   parameter Real k[n] = {1, 2*2, 9};
   coordinate q[n](start = {0.1*i for i in 1:n}, each m = 1);
   potential U = sum(k[i]*q[i]^2/2 for i in 1:n) + product({1, 2}) - 2;
+  parameter Real top = max(k[i] for i in 1:n), low = min(k), pair = max(2, k[1]);
 end Springs;
 )";
     LoadedModel m(compile(text, "springs.mdl"));
-    CHECK(m.compiled.parameter_names() == std::vector<std::string>{"k[1]", "k[2]", "k[3]"});
+    CHECK(m.compiled.parameter_names() ==
+          std::vector<std::string>{"k[1]", "k[2]", "k[3]", "top", "low", "pair"});
+    CHECK(m.compiled.parameter("top") == 9);
+    CHECK(m.compiled.parameter("low") == 1);
+    CHECK(m.compiled.parameter("pair") == 2);
     runtime::State s = m.start();
     CHECK(s.q[2] == Approx(0.3));
     m.compiled.set_parameter("k[3]", 10);
+    CHECK(m.compiled.parameter("top") == 10); // recomputed from the array
     runtime::Model model = cli::runtime_model(m.compiled);
     runtime::Vector f(3), theta(0);
     model.force(0.0, s.q, s.v, s.x, theta, f);
