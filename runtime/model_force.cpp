@@ -40,7 +40,7 @@ void ModelForce::acceleration(double t, const Vector& q, const Vector& v, const 
     }
     model_->force(t + time_offset_, q, v, x, phases_at(t), a);
     model_->mass_matrix(q, mass_);
-    solve_mass_matrix(*model_, t + time_offset_, mass_, llt_, a);
+    solve_mass_matrix(*model_, t + time_offset_, mass_, llt_.llt, a);
 }
 
 void ModelForce::rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot) {
@@ -90,9 +90,9 @@ void ModelForce::acceleration_jacobians(double t, const Vector& q, const Vector&
     }
     if (!model_->mass_constant_diagonal()) {
         model_->mass_matrix(q, mass_);
-        llt_.compute(mass_);
-        a_q = llt_.solve(a_q);
-        a_v = llt_.solve(a_v);
+        llt_.llt.compute(mass_);
+        a_q = llt_.llt.solve(a_q);
+        a_v = llt_.llt.solve(a_v);
         return;
     }
     for (Eigen::Index i = 0; i < a_q.rows(); ++i) {

@@ -88,7 +88,19 @@ private:
     Vector shifted_, f_plus_, f_minus_;
     // M(q) and its Cholesky factorization (models with a kinetic energy)
     Matrix mass_;
-    Eigen::LLT<Matrix> llt_;
+    // Cholesky workspace for M(q). A copy or move starts empty: Eigen's LLT leaves its status
+    // uninitialised until compute(), so copying a fresh one would read an indeterminate enum
+    // (UBSan: "load of value ..., which is not a valid value for type 'ComputationInfo'").
+    struct Cholesky {
+        Eigen::LLT<Matrix> llt;
+        Cholesky() = default;
+        Cholesky(const Cholesky&) {}
+        Cholesky(Cholesky&&) noexcept {}
+        Cholesky& operator=(const Cholesky&) { return *this; }
+        Cholesky& operator=(Cholesky&&) noexcept { return *this; }
+        ~Cholesky() = default;
+    };
+    Cholesky llt_;
 };
 
 static_assert(DifferentiableAccelerationField<ModelForce>);
