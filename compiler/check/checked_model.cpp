@@ -2,24 +2,6 @@
 
 namespace mdl::check {
 
-const char* to_string(Comparison c) {
-    switch (c) {
-    case Comparison::lt:
-        return "<";
-    case Comparison::le:
-        return "<=";
-    case Comparison::gt:
-        return ">";
-    case Comparison::ge:
-        return ">=";
-    case Comparison::eq:
-        return "==";
-    case Comparison::ne:
-        return "<>";
-    }
-    return "?";
-}
-
 const char* to_string(Function f) {
     static constexpr const char* names[] = {"sin",  "cos",  "tan",   "exp",  "log",
                                             "sqrt", "abs",  "atan2", "sinh", "cosh",

@@ -2,6 +2,7 @@
 // square. It is what the symbolic stage builds on; nothing here refers to the AST.
 #pragma once
 
+#include "check/comparison.hpp"
 #include "source/source_file.hpp"
 
 #include <array>
@@ -35,9 +36,6 @@ enum class Function {
 };
 const char* to_string(Function f);
 
-// The relations of `if` conditions: compare yields 1 when it holds, else 0.
-enum class Comparison { lt, le, gt, ge, eq, ne };
-const char* to_string(Comparison c);
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;

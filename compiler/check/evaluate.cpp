@@ -41,31 +41,6 @@ double apply(Function f, double a, double b) {
     return std::nan("");
 }
 
-double compare(Comparison c, double a, double b) {
-    bool holds = false;
-    switch (c) {
-    case Comparison::lt:
-        holds = a < b;
-        break;
-    case Comparison::le:
-        holds = a <= b;
-        break;
-    case Comparison::gt:
-        holds = a > b;
-        break;
-    case Comparison::ge:
-        holds = a >= b;
-        break;
-    case Comparison::eq:
-        holds = a == b;
-        break;
-    case Comparison::ne:
-        holds = a != b;
-        break;
-    }
-    return holds ? 1.0 : 0.0;
-}
-
 namespace {
 double at(std::span<const double> values, std::uint32_t i, const char* what) {
     if (i >= values.size()) {

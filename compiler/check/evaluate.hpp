@@ -23,7 +23,5 @@ struct Values {
 
 double evaluate(const Expr& e, const Values& values);
 double apply(Function f, double a, double b = 0);
-// 1 when `a c b` holds, else 0 (NaN compares false except for <>).
-double compare(Comparison c, double a, double b);
 
 } // namespace mdl::check

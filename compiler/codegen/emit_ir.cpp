@@ -604,7 +604,7 @@ private:
             }
         }
         case Op::compare: {
-            // numeric.hpp compare_values: ordered predicates are false for a NaN operand,
+            // check::compare (check/comparison.hpp): ordered predicates are false for a NaN operand,
             // `une` (unordered or not equal) makes NaN <> x true, as C's != has it.
             llvm::Value* x = value(b, kids[0]);
             llvm::Value* y = value(b, kids[1]);

@@ -17,24 +17,6 @@ namespace {
 using check::CheckedModel;
 using Point = std::array<ExprId, 3>; // x, y, z
 
-Comparison comparison_of(check::Comparison c) {
-    switch (c) {
-    case check::Comparison::lt:
-        return Comparison::lt;
-    case check::Comparison::le:
-        return Comparison::le;
-    case check::Comparison::gt:
-        return Comparison::gt;
-    case check::Comparison::ge:
-        return Comparison::ge;
-    case check::Comparison::eq:
-        return Comparison::eq;
-    case check::Comparison::ne:
-        return Comparison::ne;
-    }
-    throw std::logic_error("equations_of_motion: unknown comparison");
-}
-
 class Builder {
 public:
     Builder(const CheckedModel& model, System& system, double relax_constraints)
@@ -218,7 +200,7 @@ private:
             return e.args.size() == 2 ? pool_.call(*f, arg(0), arg(1)) : pool_.call(*f, arg(0));
         }
         case K::compare:
-            return pool_.comparison(comparison_of(e.comparison), arg(0), arg(1));
+            return pool_.comparison(e.comparison, arg(0), arg(1));
         case K::select:
             return pool_.select(arg(0), arg(1), arg(2));
         }

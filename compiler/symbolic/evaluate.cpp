@@ -150,7 +150,7 @@ void Evaluator::evaluate(std::span<const ExprId> roots, const VariableValues& at
             break;
         }
         case Op::compare:
-            result = compare_values(pool.comparison_of(id), value(kids[0]), value(kids[1]));
+            result = check::compare(pool.comparison_of(id), value(kids[0]), value(kids[1]));
             break;
         case Op::select:
             result = select_value(value(kids[0]), value(kids[1]), value(kids[2]));

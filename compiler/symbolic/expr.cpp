@@ -59,24 +59,6 @@ unsigned function_arity(Func f) {
     return function_table[static_cast<std::size_t>(f)].arity;
 }
 
-std::string_view comparison_symbol(Comparison c) {
-    switch (c) {
-    case Comparison::lt:
-        return "<";
-    case Comparison::le:
-        return "<=";
-    case Comparison::gt:
-        return ">";
-    case Comparison::ge:
-        return ">=";
-    case Comparison::eq:
-        return "==";
-    case Comparison::ne:
-        return "<>";
-    }
-    return "?";
-}
-
 std::optional<Func> function_named(std::string_view name) {
     for (std::size_t i = 0; i < function_table.size(); ++i) {
         if (function_table[i].name == name) {

@@ -22,6 +22,8 @@
 // pool that nobody modifies (code generation of one system on several threads, say).
 #pragma once
 
+#include "check/comparison.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -57,9 +59,8 @@ enum class Op : std::uint8_t {
 // The relation of a compare node, with IEEE semantics: every relation with a NaN operand is
 // false except ne. Canonical nodes use only lt, le, eq and ne: a > b is b < a and a >= b is
 // b <= a (exact, NaN included), and eq and ne have their operands in the canonical order.
-enum class Comparison : std::uint8_t { lt, le, gt, ge, eq, ne };
+using check::Comparison;
 inline constexpr std::size_t comparison_count = 6;
-std::string_view comparison_symbol(Comparison c); // "<", "<=", ">", ">=", "==", "<>"
 
 // What a variable leaf stands for; the index says which one (0 for time).
 enum class VarKind : std::uint8_t {

@@ -71,33 +71,6 @@ inline double apply(Func f, double a, double b) {
     return std::nan("");
 }
 
-// A compare node's value: 1 when `a c b` holds, else 0, IEEE semantics (a NaN operand makes
-// every relation false except ne), as check::compare has it.
-inline double compare_values(Comparison c, double a, double b) {
-    bool holds = false;
-    switch (c) {
-    case Comparison::lt:
-        holds = a < b;
-        break;
-    case Comparison::le:
-        holds = a <= b;
-        break;
-    case Comparison::gt:
-        holds = a > b;
-        break;
-    case Comparison::ge:
-        holds = a >= b;
-        break;
-    case Comparison::eq:
-        holds = a == b;
-        break;
-    case Comparison::ne:
-        holds = a != b;
-        break;
-    }
-    return holds ? 1.0 : 0.0;
-}
-
 // A select node's value: the then-value where the condition is != 0 (NaN included).
 inline double select_value(double condition, double then_value, double else_value) {
     return condition != 0.0 ? then_value : else_value;

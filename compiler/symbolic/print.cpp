@@ -290,7 +290,7 @@ private:
         }
         write_at(a, sum, false, out);
         out += ' ';
-        out += comparison_symbol(c);
+        out += check::to_string(c);
         out += ' ';
         write_at(b, sum, false, out);
     }

@@ -807,7 +807,7 @@ ExprId ExprPool::call(Func f, ExprId a, ExprId b) {
 
 ExprId ExprPool::comparison(Comparison c, ExprId a, ExprId b) {
     if (is_constant(a) && is_constant(b)) {
-        return constant(compare_values(c, constant_value(a), constant_value(b)));
+        return constant(check::compare(c, constant_value(a), constant_value(b)));
     }
     // a > b is b < a and a >= b is b <= a, also for NaN (both false); = and <> are symmetric.
     if (c == Comparison::gt || c == Comparison::ge) {
