@@ -336,3 +336,20 @@ TEST_CASE("SIGTERM ends mdl sweep: finished rows kept, the others marked interru
     CsvNumbers interrupted(dir / "run_001.csv");
     CHECK(interrupted.rows.back()[0] == summary.number(1, "time"));
 }
+
+TEST_CASE("a reader that closes the pipe ends mdl run quietly with SIGPIPE's status 141") {
+    // `mdl run | head`: the run stops at the first row the reader no longer takes, as Unix
+    // filters do (killed by SIGPIPE, which mdl does not ignore), with no message, instead of
+    // integrating to the stop time of 1e6 or reporting a write error.
+    const fs::path dir = fresh_directory("sigpipe");
+    const fs::path log = dir / "stderr.txt";
+    const Result r = run_command("bash -c '\"" + std::string(MDL_EXECUTABLE) + "\" run \"" +
+                                 model("kapitza.mdl") +
+                                 "\" -m verlet --stop 1e6 --step 1e-5 2>\"" + log.string() +
+                                 "\" | head -n 3; echo \"mdl status ${PIPESTATUS[0]}\"'");
+    INFO(r.output);
+    CHECK(r.status == 0);
+    CHECK(contains(r.output, "time,q,der(q)\n0,0.5,0\n"));
+    CHECK(contains(r.output, "mdl status 141\n"));
+    CHECK(read_file(log).empty());
+}
