@@ -11,6 +11,7 @@
 #include "simulation.hpp"
 #include "sweep_grid.hpp"
 #include "sweep_runner.hpp"
+#include "sweep_workers.hpp"
 #ifdef MDL_HAVE_MPI
 #include "sweep_mpi.hpp"
 #endif
@@ -43,6 +44,7 @@ struct SweepOptions {
     std::string output;                  // directory
     std::optional<std::size_t> jobs;     // default: one per hardware thread
     std::string distribute = "dynamic";
+    std::string isolation = "process"; // process: worker processes; thread: threads
     bool summary_only = false;
     bool quiet = false;
 };
@@ -196,6 +198,7 @@ int sweep(const SweepOptions& o) {
             jobs, progress);
     }
 #endif
+    const bool processes = ranks == 1 && o.isolation == "process";
     if (ranks == 1 && outcomes.empty()) {
         std::atomic<std::size_t> counter{0};
         std::vector<std::optional<RunOutcome>> results(grid.size());
@@ -211,7 +214,11 @@ int sweep(const SweepOptions& o) {
             std::lock_guard lock(mutex);
             results[index] = std::move(outcome);
         };
-        run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
+        if (o.isolation == "process") {
+            run_in_processes(runner, jobs, next, done, progress, std::chrono::milliseconds(100));
+        } else {
+            run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
+        }
         for (std::size_t i = 0; i < results.size(); ++i) {
             outcomes.push_back(results[i] ? std::move(*results[i])
                                           : runner.not_started(i, interruption_signal()));
@@ -266,11 +273,12 @@ int sweep(const SweepOptions& o) {
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         std::cerr << fmt::format(
-            "mdl sweep: {} runs of {} ({} ok, {} failed, {} not started) on {}{} thread{}, "
+            "mdl sweep: {} runs of {} ({} ok, {} failed, {} not started) on {}{} {}{}, "
             "{:.3f} s: {}\n",
             outcomes.size(), compiled.name(), outcomes.size() - failed - errors, failed, errors,
-            ranks > 1 ? fmt::format("{} ranks x ", ranks) : "", jobs, jobs == 1 ? "" : "s", seconds,
-            summary.string());
+            ranks > 1 ? fmt::format("{} ranks x ", ranks) : "", jobs,
+            processes ? "worker process" : "thread", jobs == 1 ? "" : (processes ? "es" : "s"),
+            seconds, summary.string());
     }
     if (lost > 0) { // the summary is complete, but trajectories are missing
         std::cerr << fmt::format(
@@ -303,12 +311,17 @@ std::function<int()> add_sweep_command(CLI::App& app) {
                     "Directory to write: run_<i>.csv per run and summary.csv (created if missing)")
         ->required();
     cmd->add_option("-j,--jobs", o->jobs,
-                    "Runs at once (threads; per rank under mpirun); default: the hardware "
+                    "Runs at once (worker processes or threads; per rank under mpirun); default: the hardware "
                     "threads (shared by the ranks of a node)");
     cmd->add_option("--distribute", o->distribute,
                     "Under mpirun: dynamic (rank 0 hands out runs as threads become free) or "
                     "static (rank r does runs r, r + N, ...); default dynamic")
         ->check(CLI::IsMember({"static", "dynamic"}));
+    cmd->add_option("--isolation", o->isolation,
+                    "process (default): runs in worker processes, so a run that crashes or is "
+                    "killed is one failed row and the sweep goes on; thread: runs on threads of "
+                    "one process. Under mpirun each rank runs on threads")
+        ->check(CLI::IsMember({"process", "thread"}));
     cmd->add_flag("--summary-only", o->summary_only,
                   "Write only summary.csv, no trajectory per run");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");

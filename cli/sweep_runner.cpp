@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fmt/format.h>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <streambuf>
 #include <thread>
@@ -303,6 +304,37 @@ RunOutcome SweepRunner::not_started(std::size_t index, int signal) const {
         fmt::format("not started: the sweep was interrupted by {}", signal_name(signal));
     Metrics none;
     outcome.row = row(index, outcome, none, nullptr, 0.0, false);
+    return outcome;
+}
+
+RunOutcome SweepRunner::lost(std::size_t index, RunOutcome::Status status, std::string message,
+                             double seconds) const {
+    RunOutcome outcome;
+    outcome.status = status;
+    outcome.message = std::move(message);
+    Metrics metrics;
+    metrics.positions = positions_;
+    metrics.states = states_;
+    metrics.constraints = constraints_;
+    metrics.constrained = constrained_;
+    metrics.energy = energy_;
+    if (trajectories_) {
+        const std::filesystem::path path = directory_ / file_name(index);
+        std::ifstream in(path, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        in.close();
+        // a process killed mid-write can leave half a line: the file keeps whole rows only
+        const std::size_t complete =
+            text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+        if (complete < text.size()) {
+            std::error_code ignored;
+            std::filesystem::resize_file(path, complete, ignored);
+            text.resize(complete);
+        }
+        RowScanner scanner(nullptr, metrics);
+        scanner.sputn(text.data(), static_cast<std::streamsize>(text.size()));
+    }
+    outcome.row = row(index, outcome, metrics, nullptr, seconds, true);
     return outcome;
 }
 

@@ -53,6 +53,10 @@ public:
     RunOutcome run(std::size_t index, std::atomic<double>* fraction = nullptr) const;
     // The row of a run that an interruption by `signal` kept from starting.
     RunOutcome not_started(std::size_t index, int signal) const;
+    // The row of a run whose process died before reporting it (sweep_workers.hpp): its
+    // trajectory file, cut to its last complete line, gives the metrics; no step counts.
+    RunOutcome lost(std::size_t index, RunOutcome::Status status, std::string message,
+                    double seconds) const;
 
     struct Metrics; // what the summary reports of a trajectory (sweep_runner.cpp)
 

@@ -235,6 +235,7 @@ public:
         return pid_ > 0 && waitpid(pid_, &status, WNOHANG) == 0;
     }
     void signal(int number) const { kill(pid_, number); }
+    pid_t pid() const { return pid_; }
 
     // The exit status, waiting at most `limit` (a hang fails the test); -1 if killed.
     int wait(std::chrono::seconds limit) {
@@ -343,13 +344,75 @@ TEST_CASE("a reader that closes the pipe ends mdl run quietly with SIGPIPE's sta
     // integrating to the stop time of 1e6 or reporting a write error.
     const fs::path dir = fresh_directory("sigpipe");
     const fs::path log = dir / "stderr.txt";
-    const Result r = run_command("bash -c '\"" + std::string(MDL_EXECUTABLE) + "\" run \"" +
-                                 model("kapitza.mdl") +
-                                 "\" -m verlet --stop 1e6 --step 1e-5 2>\"" + log.string() +
-                                 "\" | head -n 3; echo \"mdl status ${PIPESTATUS[0]}\"'");
+    const Result r =
+        run_command("bash -c '\"" + std::string(MDL_EXECUTABLE) + "\" run \"" +
+                    model("kapitza.mdl") + "\" -m verlet --stop 1e6 --step 1e-5 2>\"" +
+                    log.string() + "\" | head -n 3; echo \"mdl status ${PIPESTATUS[0]}\"'");
     INFO(r.output);
     CHECK(r.status == 0);
     CHECK(contains(r.output, "time,q,der(q)\n0,0.5,0\n"));
     CHECK(contains(r.output, "mdl status 141\n"));
     CHECK(read_file(log).empty());
+}
+
+namespace {
+
+// The processes whose parent is `parent` (from /proc/<pid>/stat: "pid (comm) state ppid ...").
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> children;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) {
+            continue;
+        }
+        std::ifstream stat(entry.path() / "stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::size_t close = text.rfind(')');
+        if (close == std::string::npos || close + 4 >= text.size()) {
+            continue;
+        }
+        const long ppid = std::strtol(text.c_str() + close + 4, nullptr, 10); // after ") S "
+        if (ppid == parent) {
+            children.push_back(static_cast<pid_t>(std::stol(name)));
+        }
+    }
+    return children;
+}
+
+} // namespace
+
+TEST_CASE("a sweep's worker killed mid-run is one failed row, and the sweep goes on") {
+    // Runs are isolated in worker processes: a run that crashes the process it runs in (here:
+    // its worker killed from outside, as the out-of-memory killer would) must not take the
+    // sweep with it. One worker (-j 1) does the runs in order; it is killed during run 1.
+    const fs::path dir = fresh_directory("sweep_worker_killed");
+    const fs::path out = dir / "sweep", log = dir / "log.txt";
+    Background sweep({"sweep", model("kapitza.mdl"), "-m", "verlet", "--stop", "40", "--step",
+                      "1e-5", "--every", "1000", "-p", "vmax=1,2,3", "-j", "1", "-o", out.string()},
+                     log);
+    const fs::path running = out / "run_001.csv";
+    wait_until(
+        sweep, [&] { return lines_in(running) >= 3; }, std::chrono::seconds(120));
+    const std::vector<pid_t> workers = children_of(sweep.pid());
+    REQUIRE(workers.size() == 1);
+    REQUIRE(kill(workers[0], SIGKILL) == 0);
+    CHECK(sweep.wait(std::chrono::seconds(300)) == 0);
+    const std::string message = read_file(log);
+    INFO(message);
+    CHECK(contains(message, "mdl sweep: run 1 (vmax = 2) failed: the process running it was "
+                            "killed by SIGKILL (Killed); the sweep went on\n"));
+    CHECK(contains(message, "(2 ok, 1 failed, 0 not started) on 1 worker process,"));
+    CsvTable summary(out / "summary.csv");
+    REQUIRE(summary.rows.size() == 3);
+    CHECK(summary.text(0, "status") == "ok");
+    CHECK(summary.text(1, "status") == "failed");
+    CHECK(summary.text(2, "status") == "ok");
+    CHECK(summary.number(0, "time") == 40);
+    CHECK(summary.number(2, "time") == 40);
+    // the killed run's row comes from what its trajectory holds: whole rows, up to its end
+    require_complete_csv(running, 2);
+    CsvNumbers trajectory(running);
+    CHECK(summary.number(1, "time") == trajectory.rows.back()[0]);
+    CHECK(summary.number(1, "time") < 40);
+    CHECK(summary.text(1, "steps").empty());
 }

@@ -53,7 +53,7 @@ TEST_CASE("mdl sweep runs the grid in order and each run matches the exact solut
     INFO(r.output);
     REQUIRE(r.status == 0);
     CHECK(r.output.find("mdl sweep: 6 runs of HarmonicOscillator (6 ok, 0 failed, 0 not "
-                        "started) on 2 threads") != std::string::npos);
+                        "started) on 2 worker processes") != std::string::npos);
     CsvTable summary(fs::path(out) / "summary.csv");
     CHECK(summary.header == std::vector<std::string>{"run", "k", "q0", "status", "time", "q",
                                                      "der(q)", "max_abs(q)", "steps", "rejected",
@@ -169,11 +169,11 @@ TEST_CASE("a run that fails numerically is a row with its message, not a failed 
     CHECK(std::isfinite(summary.number(1, "q")));
 }
 
-TEST_CASE("threads change the timing column only") {
+TEST_CASE("worker processes or threads change the timing column only") {
     std::string one = directory("jobs1"), three = directory("jobs3");
     std::string args =
         "sweep " + model("kapitza.mdl") + " --stop 0.25 -p omega=1e3:1e8:log:6 -p vmax=1,4 -q -o ";
-    Result a = mdl(args + one + " -j 1"), b = mdl(args + three + " -j 3");
+    Result a = mdl(args + one + " -j 1"), b = mdl(args + three + " -j 3 --isolation thread");
     REQUIRE(a.status == 0);
     REQUIRE(b.status == 0);
     CsvTable summary(fs::path(one) / "summary.csv");
