@@ -38,6 +38,7 @@ set_target_properties(mdl_shared PROPERTIES
 target_include_directories(mdl_shared PUBLIC
   "$<BUILD_INTERFACE:${mdl_api_dir}/include;${PROJECT_SOURCE_DIR}/compiler>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mdl>")
+target_include_directories(mdl_shared PRIVATE ${CMAKE_BINARY_DIR}/compiler/api) # generated
 target_compile_features(mdl_shared PUBLIC cxx_std_20) # compiled_model.hpp uses std::span
 target_link_libraries(mdl_shared PRIVATE ${mdl_api_libraries})
 # Exported: the API's functions and classes. Not exported: the static stage libraries'

@@ -70,7 +70,6 @@ mdl_model* mdl_compile_string(const char* source, const char* name, char** error
     return guarded([&] { return mdl::compile(source, name ? name : "<model>"); }, error);
 }
 
-
 mdl_model* mdl_compile_file_with(const char* path, const mdl_compile_options* options,
                                  char** error) {
     return guarded([&] { return mdl::compile_file(path, options_of(options)); }, error);

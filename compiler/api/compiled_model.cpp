@@ -1,15 +1,18 @@
 #include "mdl/compiled_model.hpp"
 
+#include "c_header.hpp"
 #include "check/checker.hpp"
 #include "check/evaluate.hpp"
 #include "check/fast_scales.hpp"
 #include "check/front_end.hpp"
 #include "codegen/compiled_kernels.hpp"
+#include "codegen/object_file.hpp"
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
 #include "symbolic/parity.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
@@ -44,6 +47,8 @@ struct CompiledModel::State {
         vibration_names, parameter_names;
     std::vector<std::pair<std::string, long long>> structural; // Integer parameters as compiled
     Timings timings;
+    codegen::CodegenOptions codegen_options; // as compiled, for object_code()
+    std::string source;                      // the file name given to compile()
 
     check::Values values() const { return check::Values(parameters); }
     double evaluate(const check::ExprPtr& e) const { return check::evaluate(*e, values()); }
@@ -151,6 +156,8 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
             std::move(*checked), std::move(*system), std::move(*compiled), std::move(even),
             even_jointly}));
     state->timings = timings;
+    state->codegen_options = codegen_options;
+    state->source = std::string(name);
     const auto& m = state->checked;
     state->parameters = m.default_parameters();
     state->fixed.assign(m.parameters.size(), false);
@@ -434,6 +441,69 @@ std::string CompiledModel::text_setting(std::string_view key, const std::string&
         return fallback;
     }
     return it->second.text;
+}
+
+namespace {
+
+std::string object_prefix(const CompiledModel& model, const ObjectOptions& options) {
+    if (!options.prefix.empty()) {
+        return options.prefix;
+    }
+    std::string prefix;
+    for (char c : model.name()) {
+        prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return prefix;
+}
+
+} // namespace
+
+std::string CompiledModel::object_code(const ObjectOptions& options) const {
+    codegen::ObjectTarget target;
+    target.triple = options.triple;
+    target.cpu = options.cpu;
+    codegen::CodegenOptions codegen_options = state_->codegen_options;
+    codegen_options.keep_ir = false;
+    try {
+        return codegen::emit_object(state_->system, object_prefix(*this, options), target,
+                                    codegen_options)
+            .bytes;
+    } catch (const codegen::CodegenError& e) {
+        throw std::invalid_argument(e.what());
+    }
+}
+
+std::string CompiledModel::c_header(const ObjectOptions& options) const {
+    const std::string prefix = object_prefix(*this, options);
+    if (!codegen::is_c_identifier(prefix)) {
+        throw std::invalid_argument(fmt::format("'{}' cannot prefix C symbols: use letters, "
+                                                "digits and _, not starting with a digit",
+                                                prefix));
+    }
+    api::HeaderModel m;
+    m.model = name();
+    m.source = state_->source;
+    m.prefix = prefix;
+    const codegen::ObjectTarget target =
+        codegen::resolve_target(codegen::ObjectTarget{options.triple, options.cpu});
+    m.triple = target.triple;
+    m.cpu = target.cpu;
+    for (symbolic::Kernel k : symbolic::all_kernels) {
+        if (!state_->system.outputs(k).empty()) {
+            m.kernels.emplace_back(symbolic::kernel_name(k));
+        }
+    }
+    m.positions = state_->position_names;
+    m.velocities = state_->velocity_names;
+    m.states = state_->state_names;
+    m.constraints = state_->constraint_names;
+    m.vibrations = state_->vibration_names;
+    m.parameters = state_->parameter_names;
+    m.parameter_values = state_->parameters;
+    m.start_positions = start_positions();
+    m.start_velocities = start_velocities();
+    m.start_states = start_states();
+    return api::c_header(m);
 }
 
 std::string CompiledModel::symbolic_text() const {

@@ -8,6 +8,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -15,6 +16,10 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/SubtargetFeature.h>
+
+#include <fmt/format.h>
 
 #include <array>
 #include <cstring>
@@ -122,6 +127,42 @@ llvm::TargetMachine& host_target_machine(OptLevel level) {
         machine = take(builder.createTargetMachine(), "cannot create an LLVM target for the host");
     }
     return *machine;
+}
+
+std::unique_ptr<llvm::TargetMachine>
+ahead_of_time_target_machine(const std::string& triple, const std::string& cpu, OptLevel level) {
+    initialize_llvm();
+    const std::string target_triple = triple.empty() ? llvm::sys::getDefaultTargetTriple() : triple;
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(target_triple, error);
+    if (target == nullptr) {
+        throw CodegenError(fmt::format("target '{}': {} (this mdl generates code for its own "
+                                       "architecture, {}, only)",
+                                       target_triple, error, llvm::sys::getDefaultTargetTriple()));
+    }
+    std::string cpu_name = cpu, features;
+    if (cpu == "native") {
+        cpu_name = llvm::sys::getHostCPUName().str();
+        llvm::SubtargetFeatures host;
+        for (const auto& feature : llvm::sys::getHostCPUFeatures()) {
+            host.AddFeature(feature.getKey(), feature.getValue());
+        }
+        features = host.getString();
+    }
+    llvm::TargetOptions options;
+    std::unique_ptr<llvm::TargetMachine> machine(
+        target->createTargetMachine(target_triple, cpu_name, features, options, llvm::Reloc::PIC_,
+                                    std::nullopt, codegen_level(level)));
+    if (!machine) {
+        throw CodegenError(
+            fmt::format("LLVM cannot create a target machine for '{}'", target_triple));
+    }
+    if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpu_name)) {
+        throw CodegenError(fmt::format("unknown CPU '{}' for target '{}' (e.g. x86-64, x86-64-v2, "
+                                       "x86-64-v3, native)",
+                                       cpu_name, target_triple));
+    }
+    return machine;
 }
 
 std::unique_ptr<llvm::MemoryBuffer> compile_to_object(llvm::Module& module,

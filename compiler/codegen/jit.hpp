@@ -30,6 +30,13 @@ void initialize_llvm();
 // CodegenError.
 llvm::TargetMachine& host_target_machine(OptLevel level);
 
+// A target machine for ahead-of-time code (object_file.hpp): `triple` empty for this host's,
+// `cpu` "native" for this machine's CPU and features, else a CPU name of the target
+// ("x86-64", "x86-64-v3", "skylake"); position-independent code. Throws CodegenError naming the
+// triple or CPU when LLVM does not know it (this build registers its native target only).
+std::unique_ptr<llvm::TargetMachine>
+ahead_of_time_target_machine(const std::string& triple, const std::string& cpu, OptLevel level);
+
 // Object code (an ELF/Mach-O relocatable object) for an optimized module.
 std::unique_ptr<llvm::MemoryBuffer> compile_to_object(llvm::Module& module,
                                                       llvm::TargetMachine& target);

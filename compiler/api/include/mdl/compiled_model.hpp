@@ -88,6 +88,19 @@ struct FastScale {
     double omega = 0;   // rad per unit time, with the parameters' current values
 };
 
+// Ahead-of-time compilation of a model's kernels (mdl compile --emit-object, --emit-header).
+struct ObjectOptions {
+    // The prefix of the object's C symbols (<prefix>_force, <prefix>_kernels); empty: the
+    // model's name in lower case ("Kapitza" -> "kapitza").
+    std::string prefix;
+    // The CPU the code is for: "x86-64" (default: runs on every x86-64 machine), a newer level
+    // or CPU ("x86-64-v3", "skylake"), or "native" (this machine's CPU and its features).
+    std::string cpu = "x86-64";
+    // The target triple; empty: this machine's. This build generates code for its own
+    // architecture only.
+    std::string triple;
+};
+
 // A parameter's name and value, as set_parameter takes them.
 using ParameterValue = std::pair<std::string, double>;
 
@@ -167,6 +180,15 @@ public:
 
     // The derived equations in readable form (mdl compile --emit-symbolic).
     std::string symbolic_text() const;
+    // The kernels as a relocatable, position-independent object file (ELF on Linux), compiled
+    // with this model's optimization options for options.cpu: functions <prefix>_<kernel> and
+    // `const mdl_kernels <prefix>_kernels` (kernel_abi.h); they call only libm. For linking
+    // into programs and shared libraries without LLVM. Throws std::invalid_argument for an
+    // unknown CPU or triple or a prefix that is not a C identifier.
+    std::string object_code(const ObjectOptions& options = {}) const;
+    // The C header for that object: self-contained (it carries kernel_abi.h), it declares the
+    // symbols and gives the sizes, names, the current parameter values and the start state.
+    std::string c_header(const ObjectOptions& options = {}) const;
     // The optimized LLVM IR, when compiled with keep_ir.
     const std::string& llvm_ir() const;
     // Milliseconds spent in each stage of this compilation.
