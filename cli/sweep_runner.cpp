@@ -217,14 +217,19 @@ std::string SweepRunner::file_name(std::size_t index) const {
     return fmt::format("run_{:0{}}.csv", index, std::max<std::size_t>(digits, 3));
 }
 
-RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) const {
-    const auto point = grid_.point(index);
+SweepRunner::Metrics SweepRunner::no_rows() const {
     Metrics metrics;
     metrics.positions = positions_;
     metrics.states = states_;
     metrics.constraints = constraints_;
     metrics.constrained = constrained_;
     metrics.energy = energy_;
+    return metrics;
+}
+
+RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) const {
+    const auto point = grid_.point(index);
+    Metrics metrics = no_rows();
     RunOutcome outcome;
     std::optional<SimulationResult> result;
     auto began = Clock::now();
@@ -312,12 +317,7 @@ RunOutcome SweepRunner::lost(std::size_t index, RunOutcome::Status status, std::
     RunOutcome outcome;
     outcome.status = status;
     outcome.message = std::move(message);
-    Metrics metrics;
-    metrics.positions = positions_;
-    metrics.states = states_;
-    metrics.constraints = constraints_;
-    metrics.constrained = constrained_;
-    metrics.energy = energy_;
+    Metrics metrics = no_rows();
     if (trajectories_) {
         const std::filesystem::path path = directory_ / file_name(index);
         std::ifstream in(path, std::ios::binary);

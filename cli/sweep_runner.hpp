@@ -61,6 +61,7 @@ public:
     struct Metrics; // what the summary reports of a trajectory (sweep_runner.cpp)
 
 private:
+    Metrics no_rows() const; // the metrics of a trajectory before its first row
     std::string row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
                     const SimulationResult* result, double seconds, bool started) const;
 
