@@ -672,10 +672,17 @@ private:
                      lc.line, lc.column);
     }
 
+    // Whether Rule starts at pos: a lookahead that never throws. A rule whose must<> fails
+    // after its prefix matched ("end for x" without the ';') counts as there: the statement's
+    // own parse then reports the error at its place.
     template <typename Rule>
     bool at(std::uint32_t pos) const {
         auto in = input_at(pos);
-        return pegtl::parse<Rule>(in);
+        try {
+            return pegtl::parse<Rule>(in);
+        } catch (const pegtl::parse_error&) {
+            return true;
+        }
     }
 
     // Parses Rule at pos; on a syntax error reports it and returns null.
