@@ -18,6 +18,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -126,7 +127,9 @@ public:
                 }
             }
             // All values first, then the stores: no store can feed a later load.
-            store_outputs(b, outputs, [](std::size_t) { return true; });
+            std::vector<std::uint32_t> all(outputs.size());
+            std::iota(all.begin(), all.end(), std::uint32_t{0});
+            store_outputs(b, outputs, all);
             b.CreateRetVoid();
         } else {
             emit_sections(f, k, outputs, order);
@@ -260,6 +263,11 @@ private:
                 last_use[order[pos].index] = static_cast<std::uint32_t>(s);
             }
         }
+        // The outputs each section stores, in ascending order: one pass, not one per section.
+        std::vector<std::vector<std::uint32_t>> stored_by(sections);
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            stored_by[section_of[outputs[i].index]].push_back(static_cast<std::uint32_t>(i));
+        }
         for (ExprId id : order) {
             for_each_operand(id, [&](ExprId operand) {
                 last_use[operand.index] = std::max(last_use[operand.index], section_of[id.index]);
@@ -323,8 +331,7 @@ private:
                     b.CreateAlignedStore(v, scratch_slot(b, slot_[id.index]), llvm::Align(8));
                 }
             }
-            store_outputs(b, outputs,
-                          [&](std::size_t i) { return section_of[outputs[i].index] == s; });
+            store_outputs(b, outputs, stored_by[s]);
             b.CreateRetVoid();
             kb.CreateCall(section_type_, section, {kernel->getArg(0), kernel->getArg(1), scratch});
         }
@@ -403,31 +410,29 @@ private:
                !std::signbit(pool_.constant_value(id));
     }
 
-    // Stores the outputs `mine` selects. A run of consecutive +0.0 outputs (the structural
-    // zeros of a Jacobian, a velocity Jacobian without dampers) is one memset instead of a
-    // store each: fewer instructions for the vectorizer and the instruction selector, whose
-    // time grows faster than linearly with the stores in a block, and no different result
+    // Stores the outputs at `indices` (ascending positions). A run of consecutive +0.0 outputs (the
+    // structural zeros of a Jacobian, a velocity Jacobian without dampers) is one memset instead of
+    // a store each: fewer instructions for the vectorizer and the instruction selector, whose time
+    // grows faster than linearly with the stores in a block, and no different result
     // (+0.0 is all zero bits).
-    template <class Mine>
-    void store_outputs(llvm::IRBuilder<>& b, const std::vector<ExprId>& outputs, Mine mine) {
+    void store_outputs(llvm::IRBuilder<>& b, const std::vector<ExprId>& outputs,
+                       const std::vector<std::uint32_t>& indices) {
         constexpr std::size_t min_run = 4;
-        for (std::size_t i = 0; i < outputs.size();) {
-            if (!mine(i)) {
-                ++i;
-                continue;
-            }
-            std::size_t end = i;
-            while (end < outputs.size() && mine(end) && is_positive_zero(outputs[end])) {
+        for (std::size_t k = 0; k < indices.size();) {
+            const std::size_t i = indices[k];
+            std::size_t end = k;
+            while (end < indices.size() && indices[end] == i + (end - k) &&
+                   is_positive_zero(outputs[indices[end]])) {
                 ++end;
             }
-            if (end - i >= min_run) {
+            if (end - k >= min_run) {
                 b.CreateMemSet(b.CreateConstInBoundsGEP1_64(double_, out_, i), b.getInt8(0),
-                               (end - i) * sizeof(double), llvm::Align(8));
-                i = end;
+                               (end - k) * sizeof(double), llvm::Align(8));
+                k = end;
                 continue;
             }
             store_output(b, i, outputs[i]);
-            ++i;
+            ++k;
         }
     }
 
