@@ -75,8 +75,12 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     for (symbolic::Kernel k : symbolic::all_kernels) {
         const auto& list = system.outputs(k);
         key.add(list.size());
-        for (symbolic::ExprId e : list) {
-            key.add(node_hash[e.index]);
+        // the nonzero outputs with their positions: a Jacobian's zeros cost a compare each
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            if (list[i] != pool.zero()) {
+                key.add(i);
+                key.add(node_hash[list[i].index]);
+            }
         }
     }
     return {key.a, key.b};

@@ -249,6 +249,42 @@ TEST_CASE("kernels split into sections compute the same values", "[codegen][sect
     CHECK(CompiledKernels::compile(*s, options).ir().find(".section") == std::string::npos);
 }
 
+TEST_CASE("a sum longer than the section budget is folded over several functions, bit for bit",
+          "[codegen][sections]") {
+    // 40 terms of very different magnitudes, so that any other order of the additions rounds
+    // differently; every force reads the sum, so it also travels through scratch memory.
+    constexpr std::uint32_t n = 40;
+    symbolic::System s({n, 0, 0, 0, 1});
+    std::vector<symbolic::ExprId> terms;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const symbolic::Expr q = s.position(i);
+        terms.push_back(pow(q, 3.0) * std::pow(10.0, static_cast<double>(i % 9) - 4.0) +
+                        s.parameter(0) * q);
+    }
+    const symbolic::ExprId u = s.pool().add(terms);
+    REQUIRE(s.pool().children(u).size() >= n);
+    s.outputs(Kernel::mass) = std::vector<symbolic::ExprId>(n, s.pool().one());
+    s.outputs(Kernel::potential) = {u};
+    for (std::uint32_t i = 0; i < n; ++i) {
+        s.outputs(Kernel::force).push_back(s.pool().mul(s.position(i), u));
+    }
+    symbolic::derive_kernels(s);
+    CodegenOptions whole, split;
+    split.section_operations = 7;
+    split.keep_ir = true;
+    const auto reference = CompiledKernels::compile(s, whole);
+    const auto sectioned = CompiledKernels::compile(s, split);
+    CHECK(sectioned.ir().find(".part1(") != std::string::npos);
+    std::mt19937_64 rng(23);
+    for (int trial = 0; trial < 20; ++trial) {
+        test::Point at = test::Point::random(s.sizes(), rng);
+        CHECK(test::run(sectioned.kernels().potential, 1, at) ==
+              test::run(reference.kernels().potential, 1, at));
+        CHECK(test::run(sectioned.kernels().force, n, at) ==
+              test::run(reference.kernels().force, n, at));
+    }
+}
+
 TEST_CASE("parameters are read at every call: no recompilation", "[codegen]") {
     const auto s = test::kapitza();
     const auto compiled = CompiledKernels::compile(*s);
