@@ -285,6 +285,39 @@ TEST_CASE("a sum longer than the section budget is folded over several functions
     }
 }
 
+TEST_CASE("Jacobian sections compiled without optimization compute the optimized bits",
+          "[codegen][sections]") {
+    const auto s = test::double_pendulum();
+    CodegenOptions fast, optimized;
+    fast.section_operations = optimized.section_operations = 7;
+    fast.keep_ir = optimized.keep_ir = true;
+    optimized.optimize_jacobian_sections = true;
+    const auto plain = CompiledKernels::compile(*s, fast);
+    const auto reference = CompiledKernels::compile(*s, optimized);
+    const auto attributes_of = [](const std::string& ir, const std::string& function) {
+        const auto at = ir.find("define hidden void @" + function + "(");
+        REQUIRE(at != std::string::npos);
+        const auto hash = ir.find(") #", at) + 2;
+        const auto group = ir.substr(hash, ir.find(' ', hash) - hash); // "#12"
+        const auto line = ir.find("attributes " + group + " = {");
+        REQUIRE(line != std::string::npos);
+        return ir.substr(line, ir.find('\n', line) - line);
+    };
+    CHECK(attributes_of(plain.ir(), "mdl_force_dq.section0").find("optnone") != std::string::npos);
+    CHECK(attributes_of(reference.ir(), "mdl_force_dq.section0").find("optnone") ==
+          std::string::npos);
+    CHECK(attributes_of(plain.ir(), "mdl_force.section0").find("optnone") == std::string::npos);
+    const std::uint32_t n = s->sizes().positions;
+    std::mt19937_64 rng(31);
+    for (int trial = 0; trial < 20; ++trial) {
+        const test::Point at = test::Point::random(s->sizes(), rng);
+        CHECK(test::run(plain.kernels().force_dq, n * n, at) ==
+              test::run(reference.kernels().force_dq, n * n, at));
+        CHECK(test::run(plain.kernels().force_dv, n * n, at) ==
+              test::run(reference.kernels().force_dv, n * n, at));
+    }
+}
+
 TEST_CASE("parameters are read at every call: no recompilation", "[codegen]") {
     const auto s = test::kapitza();
     const auto compiled = CompiledKernels::compile(*s);
