@@ -137,7 +137,7 @@ void register_compile_size_benchmarks() {
             continue;
         }
         const std::string marker = "parameter Integer n = 10";
-        for (int n : {10, 100, 1000}) {
+        for (int n : {10, 100, 300, 1000}) {
             std::string text = m.text;
             auto at = text.find(marker);
             if (at == std::string::npos) {

@@ -2,8 +2,10 @@
 #include "bench.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <utility>
 
 namespace mdl::bench {
@@ -106,7 +108,7 @@ std::string compile_size_table(const Results& results) {
     std::string out = "| masses n | positions | total [ms] | front end | symbolic | codegen |\n"
                       "|--:|--:|--:|--:|--:|--:|\n";
     std::vector<std::pair<int, double>> totals;
-    for (int n : {10, 100, 1000}) {
+    for (int n : {10, 100, 300, 1000}) {
         const Measurement* m = find_result(results, "compile_size/n" + std::to_string(n));
         if (m == nullptr) {
             continue;
@@ -120,11 +122,32 @@ std::string compile_size_table(const Results& results) {
     if (totals.empty()) {
         return "";
     }
-    if (totals.size() == 3) {
+    const auto total_at = [&](int n) -> std::optional<double> {
+        for (const auto& [size, total] : totals) {
+            if (size == n) {
+                return total;
+            }
+        }
+        return std::nullopt;
+    };
+    if (const auto t100 = total_at(100), t1000 = total_at(1000); t100 && t1000) {
         out += fmt::format("\nFrom n = 100 to n = 1000 the compile time grows {:.1f}x (10x more "
-                           "masses; the performance issue's target is at most 12x).\n",
-                           totals[2].second / totals[1].second);
+                           "masses; the performance issue's target is at most 12x).",
+                           *t1000 / *t100);
     }
+    // the least-squares slope of log(time) against log(n) from n = 100 on: 1 is linear
+    double sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0, count = 0.0;
+    for (const auto& [n, total] : totals) {
+        if (n >= 100) {
+            const double x = std::log(static_cast<double>(n)), y = std::log(total);
+            sx += x, sy += y, sxx += x * x, sxy += x * y, count += 1.0;
+        }
+    }
+    if (count >= 2.0) {
+        out += fmt::format(" Fitted on log-log axes from n = 100 on, the time grows as n^{:.2f}.",
+                           (count * sxy - sx * sy) / (count * sxx - sx * sx));
+    }
+    out += "\n";
     return out;
 }
 

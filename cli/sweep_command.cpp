@@ -14,6 +14,8 @@
 #include "sweep_workers.hpp"
 #ifdef MDL_HAVE_MPI
 #include "sweep_mpi.hpp"
+#else
+#include "mpi_sweep_launcher.hpp"
 #endif
 
 #include <algorithm>
@@ -326,6 +328,11 @@ std::function<int()> add_sweep_command(CLI::App& app) {
                   "Write only summary.csv, no trajectory per run");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
     return [o]() {
+#ifndef MDL_HAVE_MPI
+        if (mpi_world_size()) {
+            exec_mpi_sweep(); // returns only if there is no mdl-sweep-mpi
+        }
+#endif
         const bool rank0 = mpi_rank_from_environment() == 0;
         try {
             return sweep(*o);

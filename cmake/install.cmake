@@ -1,13 +1,16 @@
 # Installation: `cmake --install BUILD [--prefix DIR]` puts in DIR
 #   bin/mdl                              the command-line program
+#   bin/mdl-sweep-mpi                    the same with MPI, which `mpirun mdl sweep` runs
 #   lib/libmdl.so                        the embedding API (C++ and C), one shared library
 #   include/mdl/{mdl.h, mdl/*.hpp, codegen/kernel_abi.h}
 #                                        its headers; the one include directory is include/mdl
 #   lib/cmake/mdl/                       find_package(mdl): imported target mdl::mdl
 #   lib/pkgconfig/mdl.pc                 pkg-config --cflags --libs mdl
 # libmdl.so holds the API and every compiler stage (parse, check, symbolic, codegen), whose
-# symbols stay hidden (only the API's own objects export theirs). Its dependencies are private
-# and shared: LLVM 19 (libLLVM.so.19.1), fmt and libstdc++ are found by the dynamic loader,
+# symbols stay hidden (only the API's own objects export theirs), and LLVM 19's static
+# component libraries (position-independent in Debian's packages; hidden too), so a host does
+# not load and relocate all of libLLVM.so at start-up. Its other dependencies are private and
+# shared: fmt, zlib, zstd and libstdc++ are found by the dynamic loader,
 # so a consumer needs neither their headers nor find_dependency(): the public headers include
 # only mdl's own and the standard library's. The build tree's targets (mdl_api and the static
 # stage libraries the tests link) are unchanged.
@@ -34,7 +37,9 @@ set_target_properties(mdl_shared PROPERTIES
   EXPORT_NAME mdl
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}
-  INSTALL_RPATH_USE_LINK_PATH ON) # LLVM's directory, should its soname not be on the system path
+  INSTALL_RPATH_USE_LINK_PATH ON # the directories of its shared dependencies
+  MDL_STATIC_LLVM ON) # compiler/codegen/CMakeLists.txt
+target_link_options(mdl_shared PRIVATE "LINKER:--as-needed")
 target_include_directories(mdl_shared PUBLIC
   "$<BUILD_INTERFACE:${mdl_api_dir}/include;${PROJECT_SOURCE_DIR}/compiler>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mdl>")
@@ -53,6 +58,10 @@ endif()
 
 set_target_properties(mdl PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 install(TARGETS mdl RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(TARGET mdl-sweep-mpi) # `mpirun mdl sweep` runs it from mdl's directory
+  set_target_properties(mdl-sweep-mpi PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS mdl-sweep-mpi RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 install(TARGETS mdl_shared EXPORT mdlTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${mdl_api_dir}/include/mdl.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl)
 install(DIRECTORY ${mdl_api_dir}/include/mdl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl

@@ -18,6 +18,8 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <memory>
+#include <numeric>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -126,7 +128,9 @@ public:
                 }
             }
             // All values first, then the stores: no store can feed a later load.
-            store_outputs(b, outputs, [](std::size_t) { return true; });
+            std::vector<std::uint32_t> all(outputs.size());
+            std::iota(all.begin(), all.end(), std::uint32_t{0});
+            store_outputs(b, outputs, all);
             b.CreateRetVoid();
         } else {
             emit_sections(f, k, outputs, order);
@@ -223,6 +227,14 @@ private:
         return total;
     }
 
+    // Whether section s is one sum of more terms than the budget (emit_sections).
+    bool long_sum(const std::vector<ExprId>& order, const std::vector<std::size_t>& begin,
+                  std::size_t s) const {
+        const ExprId id = order[begin[s]];
+        return begin[s + 1] - begin[s] == 1 && pool_.op(id) == Op::add &&
+               pool_.children(id).size() > section_budget();
+    }
+
     // A kernel too large for one function: LLVM's instruction scheduling, register allocation
     // and SLP vectorization cost grows faster than linearly with the size of a basic block
     // (chiefly with the number of memory operations in it), so a kernel of thousands of
@@ -234,9 +246,15 @@ private:
     void emit_sections(llvm::Function* kernel, Kernel k, const std::vector<ExprId>& outputs,
                        const std::vector<ExprId>& order) {
         const std::size_t top = pool_.size(); // per-node tables (the order is not by id)
+        // The stores of computed outputs count towards their section's budget; outputs that
+        // are leaves (the structural zeros of a Jacobian, a constant mass) are stored by
+        // sections of their own at the end, so that no section collects the stores of all of
+        // them: instruction selection is superlinear in the memory operations of a block.
         std::vector<std::uint32_t> stores(top, 0);
         for (ExprId id : outputs) {
-            ++stores[id.index];
+            if (!is_leaf(id)) {
+                ++stores[id.index];
+            }
         }
         // Consecutive runs of the computation order, each within the budget.
         std::vector<std::size_t> begin{0};
@@ -259,6 +277,30 @@ private:
                 section_of[order[pos].index] = static_cast<std::uint32_t>(s);
                 last_use[order[pos].index] = static_cast<std::uint32_t>(s);
             }
+        }
+        // The outputs each section stores, in ascending order: one pass, not one per section.
+        // The leaf outputs in chunks of about the budget of stores and memsets each.
+        std::vector<std::vector<std::uint32_t>> stored_by(sections);
+        std::vector<std::vector<std::uint32_t>> leaf_chunks;
+        std::size_t chunk_load = 0;
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            const auto position = static_cast<std::uint32_t>(i);
+            if (!is_leaf(outputs[i])) {
+                stored_by[section_of[outputs[i].index]].push_back(position);
+                continue;
+            }
+            const bool zero_run = !leaf_chunks.empty() && !leaf_chunks.back().empty() &&
+                                  leaf_chunks.back().back() + 1 == position &&
+                                  is_positive_zero(outputs[i]) &&
+                                  is_positive_zero(outputs[leaf_chunks.back().back()]);
+            if (!zero_run) {
+                if (leaf_chunks.empty() || chunk_load >= section_budget()) {
+                    leaf_chunks.emplace_back();
+                    chunk_load = 0;
+                }
+                ++chunk_load;
+            }
+            leaf_chunks.back().push_back(position);
         }
         for (ExprId id : order) {
             for_each_operand(id, [&](ExprId operand) {
@@ -292,16 +334,27 @@ private:
             }
         }
 
+        // A sum of more terms than the budget (a potential of thousands of springs) is alone
+        // in its section (the budget puts a boundary on both sides); its left-to-right fold is
+        // split over a chain of functions passing the partial sum through one more slot: the
+        // same additions in the same order, in functions of bounded size.
+        std::int32_t partial_slot = -1;
+        for (std::size_t s = 0; s < sections; ++s) {
+            if (long_sum(order, begin, s) && partial_slot < 0) {
+                partial_slot = slots++;
+            }
+        }
+
         llvm::IRBuilder<> kb(llvm::BasicBlock::Create(context_, "entry", kernel));
         llvm::AllocaInst* scratch = kb.CreateAlloca(
             llvm::ArrayType::get(double_,
                                  static_cast<std::uint64_t>(std::max<std::int32_t>(slots, 1))),
             nullptr, "scratch");
         scratch->setAlignment(llvm::Align(8));
-        for (std::size_t s = 0; s < sections; ++s) {
-            llvm::Function* section =
-                llvm::Function::Create(section_type_, llvm::Function::ExternalLinkage,
-                                       kernel_symbol(k) + ".section" + std::to_string(s), module_);
+        // The next function of the chain, called by the kernel after the previous ones.
+        const auto next_section = [&](const std::string& name) {
+            llvm::Function* section = llvm::Function::Create(
+                section_type_, llvm::Function::ExternalLinkage, kernel_symbol(k) + name, module_);
             // Not internal: the kernel and its sections may be compiled into different objects
             // (partition.hpp) and linked by name; hidden keeps them out of any symbol table a
             // host could see.
@@ -310,23 +363,63 @@ private:
                               static_cast<std::size_t>(std::max<std::int32_t>(slots, 1)));
             // Kept apart: inlining them back would rebuild the one huge block.
             section->addFnAttr(llvm::Attribute::NoInline);
-            llvm::IRBuilder<> b(start_function(section, section->getArg(2)));
-            configure(b);
-            for (std::size_t pos = begin[s]; pos < begin[s + 1]; ++pos) {
-                const ExprId id = order[pos];
-                if (is_leaf(id)) {
-                    continue;
+            if ((k == Kernel::force_dq || k == Kernel::force_dv) &&
+                !options_.optimize_jacobian_sections) {
+                section->addFnAttr(llvm::Attribute::OptimizeNone);
+            }
+            kb.CreateCall(section_type_, section, {kernel->getArg(0), kernel->getArg(1), scratch});
+            return section;
+        };
+        for (std::size_t s = 0; s < sections; ++s) {
+            llvm::Function* section = next_section(".section" + std::to_string(s));
+            auto b =
+                std::make_unique<llvm::IRBuilder<>>(start_function(section, section->getArg(2)));
+            configure(*b);
+            if (long_sum(order, begin, s)) {
+                const ExprId id = order[begin[s]];
+                const std::vector<ExprId> kids(pool_.children(id).begin(),
+                                               pool_.children(id).end());
+                llvm::Value* sum = value(*b, kids[0]);
+                for (std::size_t i = 1; i < kids.size(); ++i) {
+                    if (i % section_budget() == 0) { // continue in the next function
+                        b->CreateAlignedStore(sum, scratch_slot(*b, partial_slot), llvm::Align(8));
+                        b->CreateRetVoid();
+                        section = next_section(".section" + std::to_string(s) + ".part" +
+                                               std::to_string(i / section_budget()));
+                        b = std::make_unique<llvm::IRBuilder<>>(
+                            start_function(section, section->getArg(2)));
+                        configure(*b);
+                        sum = b->CreateAlignedLoad(double_, scratch_slot(*b, partial_slot),
+                                                   llvm::Align(8));
+                    }
+                    sum = b->CreateFAdd(sum, value(*b, kids[i]));
                 }
-                llvm::Value* v = emit_node(b, id);
-                remember(id, v);
+                remember(id, sum);
                 if (slot_[id.index] >= 0) {
-                    b.CreateAlignedStore(v, scratch_slot(b, slot_[id.index]), llvm::Align(8));
+                    b->CreateAlignedStore(sum, scratch_slot(*b, slot_[id.index]), llvm::Align(8));
+                }
+            } else {
+                for (std::size_t pos = begin[s]; pos < begin[s + 1]; ++pos) {
+                    const ExprId id = order[pos];
+                    if (is_leaf(id)) {
+                        continue;
+                    }
+                    llvm::Value* v = emit_node(*b, id);
+                    remember(id, v);
+                    if (slot_[id.index] >= 0) {
+                        b->CreateAlignedStore(v, scratch_slot(*b, slot_[id.index]), llvm::Align(8));
+                    }
                 }
             }
-            store_outputs(b, outputs,
-                          [&](std::size_t i) { return section_of[outputs[i].index] == s; });
+            store_outputs(*b, outputs, stored_by[s]);
+            b->CreateRetVoid();
+        }
+        for (std::size_t c = 0; c < leaf_chunks.size(); ++c) {
+            llvm::Function* section = next_section(".section" + std::to_string(sections + c));
+            llvm::IRBuilder<> b(start_function(section, section->getArg(2)));
+            configure(b);
+            store_outputs(b, outputs, leaf_chunks[c]);
             b.CreateRetVoid();
-            kb.CreateCall(section_type_, section, {kernel->getArg(0), kernel->getArg(1), scratch});
         }
         kb.CreateRetVoid();
         slot_.clear();
@@ -403,31 +496,29 @@ private:
                !std::signbit(pool_.constant_value(id));
     }
 
-    // Stores the outputs `mine` selects. A run of consecutive +0.0 outputs (the structural
-    // zeros of a Jacobian, a velocity Jacobian without dampers) is one memset instead of a
-    // store each: fewer instructions for the vectorizer and the instruction selector, whose
-    // time grows faster than linearly with the stores in a block, and no different result
+    // Stores the outputs at `indices` (ascending positions). A run of consecutive +0.0 outputs (the
+    // structural zeros of a Jacobian, a velocity Jacobian without dampers) is one memset instead of
+    // a store each: fewer instructions for the vectorizer and the instruction selector, whose time
+    // grows faster than linearly with the stores in a block, and no different result
     // (+0.0 is all zero bits).
-    template <class Mine>
-    void store_outputs(llvm::IRBuilder<>& b, const std::vector<ExprId>& outputs, Mine mine) {
+    void store_outputs(llvm::IRBuilder<>& b, const std::vector<ExprId>& outputs,
+                       const std::vector<std::uint32_t>& indices) {
         constexpr std::size_t min_run = 4;
-        for (std::size_t i = 0; i < outputs.size();) {
-            if (!mine(i)) {
-                ++i;
-                continue;
-            }
-            std::size_t end = i;
-            while (end < outputs.size() && mine(end) && is_positive_zero(outputs[end])) {
+        for (std::size_t k = 0; k < indices.size();) {
+            const std::size_t i = indices[k];
+            std::size_t end = k;
+            while (end < indices.size() && indices[end] == i + (end - k) &&
+                   is_positive_zero(outputs[indices[end]])) {
                 ++end;
             }
-            if (end - i >= min_run) {
+            if (end - k >= min_run) {
                 b.CreateMemSet(b.CreateConstInBoundsGEP1_64(double_, out_, i), b.getInt8(0),
-                               (end - i) * sizeof(double), llvm::Align(8));
-                i = end;
+                               (end - k) * sizeof(double), llvm::Align(8));
+                k = end;
                 continue;
             }
             store_output(b, i, outputs[i]);
-            ++i;
+            ++k;
         }
     }
 

@@ -68,6 +68,7 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     key.add(options.fast_math ? 1U : 0U);
     key.add(options.section_operations);
     key.add(options.slp_max_jacobian_instructions);
+    key.add(options.optimize_jacobian_sections ? 1U : 0U);
     const symbolic::SystemSizes& s = system.sizes();
     for (std::uint64_t size : {s.positions, s.states, s.constraints, s.vibrations, s.parameters}) {
         key.add(size);
@@ -75,8 +76,12 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     for (symbolic::Kernel k : symbolic::all_kernels) {
         const auto& list = system.outputs(k);
         key.add(list.size());
-        for (symbolic::ExprId e : list) {
-            key.add(node_hash[e.index]);
+        // the nonzero outputs with their positions: a Jacobian's zeros cost a compare each
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            if (list[i] != pool.zero()) {
+                key.add(i);
+                key.add(node_hash[list[i].index]);
+            }
         }
     }
     return {key.a, key.b};

@@ -37,6 +37,13 @@ struct CodegenOptions {
     // factorises the Jacobian after each evaluation at a cost that dwarfs it. The per-step
     // kernels (force, constraints, ...) are always vectorized. Results do not change.
     std::size_t slp_max_jacobian_instructions = 250;
+    // The sections of a force Jacobian split into sections (a large model's df/dq and df/dv)
+    // are compiled without optimization (optnone: fast instruction selection, no machine-code
+    // optimization), a third of a large model's compile time: an implicit integrator calls
+    // them once per step or Newton iteration, next to an LU factorisation of the n x n
+    // Jacobian that costs far more. True: optimized like the other kernels. Results do not
+    // change (the same IEEE operations; fast_math's contractions aside).
+    bool optimize_jacobian_sections = false;
     // Threads that compile one model's kernels at once (partition.hpp): 0 for as many as the
     // machine has, 1 for none but the caller's. A small model is compiled on the caller's
     // thread alone whatever this says (handing work over would cost more than it saves). The

@@ -1,5 +1,7 @@
 #include "symbolic/derivative.hpp"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace mdl::symbolic {
@@ -186,12 +188,226 @@ ExprId differentiate(ExprPool& pool, ExprId root, Variable wrt) {
 
 std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
                              std::uint32_t count) {
+    // Column j is what differentiate(pool, roots, var(kind, j)) returns, node for node, but
+    // computed only on the nodes that depend on var j: those reached from its leaf upwards
+    // through the edges along which derivatives flow. Every other node's derivative is 0, as
+    // it is in differentiate. The work is the sum over the columns of the nodes that depend on
+    // each variable (plus a sort of each such set), not count times the DAG: linear in the
+    // model for a model of sparse structure (a chain: every force depends on a few positions).
     const std::vector<ExprId> kept(roots.begin(), roots.end()); // roots may live in the pool
-    std::vector<ExprId> result(kept.size() * count, pool.zero());
-    for (std::uint32_t j = 0; j < count; ++j) {
-        const std::vector<ExprId> column = differentiate(pool, kept, Variable{kind, j});
+    const ExprId zero = pool.zero();
+    std::vector<ExprId> result(kept.size() * count, zero);
+    const std::vector<ExprId> order = reachable_in_order(pool, kept);
+    if (order.empty() || count == 0) {
+        return result;
+    }
+    const std::size_t top = order.back().index + 1;
+
+    // needed: as in differentiate (not the operands of a comparison, not a select's condition).
+    std::vector<std::uint8_t> needed(top, 0);
+    for (ExprId r : kept) {
+        needed[r.index] = 1;
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const Op op = pool.op(*it);
+        if (needed[it->index] == 0 || op == Op::compare) {
+            continue;
+        }
+        const auto c = pool.children(*it);
+        for (std::size_t i = op == Op::select ? 1 : 0; i < c.size(); ++i) {
+            needed[c[i].index] = 1;
+        }
+    }
+    // The derivative edges child -> parent (with the child's position in the parent), as
+    // compressed rows by child, and the leaf of each variable of `kind`.
+    struct Edge {
+        std::uint32_t parent;
+        std::uint32_t position;
+    };
+    std::vector<std::uint32_t> first(top + 1, 0);
+    std::vector<ExprId> leaf(count, zero);
+    for (ExprId id : order) {
+        const Op op = pool.op(id);
+        if (op == Op::variable) {
+            const Variable v = pool.variable_of(id);
+            if (v.kind == kind && v.index < count) {
+                leaf[v.index] = id;
+            }
+        }
+        if (needed[id.index] == 0 || op == Op::compare) {
+            continue;
+        }
+        const auto c = pool.children(id);
+        for (std::size_t i = op == Op::select ? 1 : 0; i < c.size(); ++i) {
+            ++first[c[i].index + 1];
+        }
+    }
+    for (std::size_t i = 0; i < top; ++i) {
+        first[i + 1] += first[i];
+    }
+    std::vector<Edge> edges(first[top]);
+    {
+        std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+        for (ExprId id : order) {
+            const Op op = pool.op(id);
+            if (needed[id.index] == 0 || op == Op::compare) {
+                continue;
+            }
+            const auto c = pool.children(id);
+            for (std::size_t i = op == Op::select ? 1 : 0; i < c.size(); ++i) {
+                edges[fill[c[i].index]++] = {id.index, static_cast<std::uint32_t>(i)};
+            }
+        }
+    }
+    // The root positions of each node (roots may repeat), as compressed rows too.
+    std::vector<std::uint32_t> root_first(top + 1, 0);
+    for (ExprId r : kept) {
+        ++root_first[r.index + 1];
+    }
+    for (std::size_t i = 0; i < top; ++i) {
+        root_first[i + 1] += root_first[i];
+    }
+    std::vector<std::uint32_t> root_rows(kept.size());
+    {
+        std::vector<std::uint32_t> fill(root_first.begin(), root_first.end() - 1);
         for (std::size_t i = 0; i < kept.size(); ++i) {
-            result[i * count + j] = column[i];
+            root_rows[fill[kept[i].index]++] = static_cast<std::uint32_t>(i);
+        }
+    }
+
+    // Per column: d[id] is valid where stamp[id] == the column's stamp, else the derivative
+    // is 0. A sum's nonzero operands are collected as they are computed (with their positions,
+    // to restore the operand order), so a sum of thousands of terms costs per column only the
+    // few terms that depend on the variable.
+    std::vector<std::uint32_t> stamp(top, 0);
+    std::vector<ExprId> d(top, zero);
+    std::vector<std::vector<std::pair<std::uint32_t, ExprId>>> sum_terms(top);
+    std::vector<std::uint32_t> affected;
+    std::vector<ExprId> kids;
+    std::vector<ExprId> terms;
+    std::vector<ExprId> factors;
+    for (std::uint32_t j = 0; j < count; ++j) {
+        const ExprId x = leaf[j];
+        if (x == zero) {
+            continue; // no root depends on var j
+        }
+        const std::uint32_t column_stamp = j + 1;
+        affected.clear();
+        affected.push_back(x.index);
+        stamp[x.index] = column_stamp;
+        for (std::size_t next = 0; next < affected.size(); ++next) {
+            const std::uint32_t c = affected[next];
+            for (std::uint32_t e = first[c]; e < first[c + 1]; ++e) {
+                const std::uint32_t p = edges[e].parent;
+                if (stamp[p] != column_stamp) {
+                    stamp[p] = column_stamp;
+                    affected.push_back(p);
+                }
+            }
+        }
+        std::sort(affected.begin(), affected.end());
+        const auto d_of = [&](ExprId id) {
+            return stamp[id.index] == column_stamp ? d[id.index] : zero;
+        };
+        for (std::uint32_t index : affected) {
+            const ExprId id{index};
+            const Node n = pool.node(id);
+            ExprId out = zero;
+            if (n.op == Op::variable) {
+                out = pool.one(); // the only variable leaf in the set is var j
+            } else if (n.op == Op::add) {
+                auto& nonzero = sum_terms[index];
+                std::sort(nonzero.begin(), nonzero.end());
+                terms.clear();
+                for (const auto& term : nonzero) {
+                    terms.push_back(term.second);
+                }
+                nonzero.clear();
+                // differentiate passes the zero terms too; add() drops them without effect
+                if (!terms.empty()) {
+                    out = pool.add(terms);
+                }
+            } else {
+                const auto c = pool.children(id);
+                kids.assign(c.begin(), c.end());
+                bool any = false;
+                for (std::size_t i = n.op == Op::select ? 1 : 0; i < kids.size(); ++i) {
+                    any = any || d_of(kids[i]) != zero;
+                }
+                if (any) {
+                    switch (n.op) {
+                    case Op::mul:
+                        terms.clear();
+                        for (std::size_t i = 0; i < kids.size(); ++i) {
+                            if (d_of(kids[i]) == zero) {
+                                continue;
+                            }
+                            factors.clear();
+                            for (std::size_t k = 0; k < kids.size(); ++k) {
+                                factors.push_back(k == i ? d_of(kids[i]) : kids[k]);
+                            }
+                            terms.push_back(pool.mul(factors));
+                        }
+                        out = pool.add(terms);
+                        break;
+                    case Op::pow: {
+                        const ExprId u = kids[0];
+                        const ExprId w = kids[1];
+                        const ExprId du = d_of(u);
+                        const ExprId dw = d_of(w);
+                        terms.clear();
+                        if (du != zero) {
+                            const ExprId w_minus_1 = pool.sub(w, pool.one());
+                            const ExprId parts[] = {w, pool.pow(u, w_minus_1), du};
+                            terms.push_back(pool.mul(parts));
+                        }
+                        if (dw != zero) {
+                            const ExprId parts[] = {id, pool.call(Func::log, u), dw};
+                            terms.push_back(pool.mul(parts));
+                        }
+                        out = pool.add(terms);
+                        break;
+                    }
+                    case Op::call: {
+                        const auto f = static_cast<Func>(n.tag);
+                        if (f == Func::atan2) {
+                            const ExprId y = kids[0];
+                            const ExprId xx = kids[1];
+                            const ExprId two = pool.constant(2.0);
+                            const ExprId numerator =
+                                pool.sub(pool.mul(xx, d_of(y)), pool.mul(y, d_of(xx)));
+                            const ExprId denominator =
+                                pool.add(pool.pow(xx, two), pool.pow(y, two));
+                            out = pool.div(numerator, denominator);
+                        } else {
+                            const ExprId u = kids[0];
+                            out = pool.mul(outer_derivative(pool, f, id, u), d_of(u));
+                        }
+                        break;
+                    }
+                    case Op::select:
+                        out = pool.select(kids[0], d_of(kids[1]), d_of(kids[2]));
+                        break;
+                    case Op::constant:
+                    case Op::variable:
+                    case Op::add:
+                    case Op::compare:
+                        break;
+                    }
+                }
+            }
+            d[index] = out;
+            if (out != zero) {
+                for (std::uint32_t e = first[index]; e < first[index + 1]; ++e) {
+                    const std::uint32_t p = edges[e].parent;
+                    if (pool.op(ExprId{p}) == Op::add) {
+                        sum_terms[p].emplace_back(edges[e].position, out);
+                    }
+                }
+            }
+            for (std::uint32_t r = root_first[index]; r < root_first[index + 1]; ++r) {
+                result[static_cast<std::size_t>(root_rows[r]) * count + j] = out;
+            }
         }
     }
     return result;

@@ -26,7 +26,8 @@ std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots,
 ExprId differentiate(ExprPool& pool, ExprId root, Variable wrt);
 
 // The Jacobian d roots[i] / d var(kind, j), j < count, row-major (roots.size() x count).
-// One differentiation pass per column.
+// Column j equals differentiate(pool, roots, var(kind, j)); each column is computed only on
+// the nodes that depend on var j, so a sparse Jacobian costs about its structural nonzeros.
 std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
                              std::uint32_t count);
 

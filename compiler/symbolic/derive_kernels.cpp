@@ -22,17 +22,21 @@ void derive_kernels(System& system) {
     for (std::uint32_t i = 0; i < m; ++i) {
         terms.clear();
         for (std::uint32_t j = 0; j < n; ++j) {
-            terms.push_back(pool.mul(jac[i * n + j], pool.variable({VarKind::velocity, j})));
+            if (jac[i * n + j] != pool.zero()) { // add() drops zero terms: only the work differs
+                terms.push_back(pool.mul(jac[i * n + j], pool.variable({VarKind::velocity, j})));
+            }
         }
         g_dot[i] = pool.add(terms);
     }
     std::vector<std::vector<ExprId>> curvature_terms(m);
+    const std::vector<ExprId> g_dot_dq = jacobian(pool, g_dot, VarKind::position, n);
     for (std::uint32_t k = 0; k < n; ++k) {
-        const std::vector<ExprId> column =
-            differentiate(pool, g_dot, Variable{VarKind::position, k});
         const ExprId v_k = pool.variable({VarKind::velocity, k});
         for (std::uint32_t i = 0; i < m; ++i) {
-            curvature_terms[i].push_back(pool.mul(column[i], v_k));
+            const ExprId entry = g_dot_dq[static_cast<std::size_t>(i) * n + k];
+            if (entry != pool.zero()) {
+                curvature_terms[i].push_back(pool.mul(entry, v_k));
+            }
         }
     }
     std::vector<ExprId> curvature(m);

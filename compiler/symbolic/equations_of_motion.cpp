@@ -96,23 +96,30 @@ private:
         const std::vector<ExprId> momentum_dq = jacobian(pool_, momentum, VarKind::position, n);
         const std::vector<ExprId> kinetic_dq = gradient(pool_, kinetic, VarKind::position, n);
         bool constant_diagonal = true;
+        std::vector<ExprId> kinetic_diagonal;
         for (std::uint32_t i = 0; i < n; ++i) {
             const check::Position& p = m_.positions[i];
             if (!p.kinetic) {
                 matrix[static_cast<std::size_t>(i) * n + i] = translate(*p.mass);
                 continue;
             }
+            kinetic_diagonal.push_back(matrix[static_cast<std::size_t>(i) * n + i]);
             std::vector<ExprId> terms{kinetic_dq[i]};
             for (std::uint32_t j = 0; j < n; ++j) {
                 const ExprId entry = matrix[static_cast<std::size_t>(i) * n + j];
-                if (j == i ? depends_on(pool_, entry, VarKind::position)
-                           : !pool_.is_constant(entry, 0.0)) {
+                if (j != i && !pool_.is_constant(entry, 0.0)) {
                     constant_diagonal = false;
                 }
                 const ExprId dp = momentum_dq[static_cast<std::size_t>(i) * n + j];
-                terms.push_back(pool_.neg(pool_.mul(dp, s_.velocity(j))));
+                if (dp != pool_.zero()) { // add() drops zero terms: only the work differs
+                    terms.push_back(pool_.neg(pool_.mul(dp, s_.velocity(j))));
+                }
             }
             force[i] = pool_.add(terms);
+        }
+        // one pass over the diagonal's DAG, not one per entry
+        if (depends_on(pool_, kinetic_diagonal, VarKind::position)) {
+            constant_diagonal = false;
         }
         for (std::uint32_t i = 0; i < n; ++i) {
             const check::Position& p = m_.positions[i];
@@ -179,7 +186,7 @@ private:
         case K::negate:
             return pool_.neg(arg(0));
         case K::add:
-            return pool_.add(arg(0), arg(1));
+            return sum(e);
         case K::sub:
             return pool_.sub(arg(0), arg(1));
         case K::mul:
@@ -205,6 +212,24 @@ private:
             return pool_.select(arg(0), arg(1), arg(2));
         }
         throw std::logic_error("equations_of_motion: unknown expression kind");
+    }
+
+    // A chain of binary additions (a reduction `sum(... for i in 1:n)` unrolls to one) as one
+    // n-ary sum: adding its terms one by one would flatten and sort the growing partial sum
+    // at each step and intern every partial sum, quadratic in n. The left operands are
+    // followed down the chain without recursion.
+    ExprId sum(const check::Expr& e) {
+        std::vector<const check::Expr*> right; // the right operands, last term first
+        const check::Expr* left = &e;
+        while (left->kind == check::Expr::Kind::add && !memo_.contains(left)) {
+            right.push_back(left->args[1].get());
+            left = left->args[0].get();
+        }
+        std::vector<ExprId> terms{translate(*left)};
+        for (auto it = right.rbegin(); it != right.rend(); ++it) {
+            terms.push_back(translate(**it));
+        }
+        return pool_.add(terms);
     }
 
     // An endpoint's position; a body's missing components and an anchor's unnamed ones are 0.
@@ -244,10 +269,12 @@ private:
     }
 
     // U = sum of the potentials + k/2 (|B - A| - L)^2 per spring - sum m_b g . x_b per field.
+    // The terms are collected and summed once: adding them one by one would flatten and sort
+    // the growing sum again for each, quadratic in the number of springs and bodies.
     ExprId total_potential() {
-        ExprId u = pool_.zero();
+        std::vector<ExprId> u;
         for (const auto& p : m_.potentials) {
-            u = pool_.add(u, translate(*p.value));
+            u.push_back(translate(*p.value));
             has_potential_ = true;
         }
         for (const auto& sp : m_.springs) {
@@ -264,11 +291,11 @@ private:
                 ExprId stretch = pool_.sub(pool_.call(Func::sqrt, squared), rest);
                 stretch2 = pool_.mul(stretch, stretch);
             }
-            u = pool_.add(u, pool_.mul(pool_.mul(pool_.constant(0.5), k), stretch2));
+            u.push_back(pool_.mul(pool_.mul(pool_.constant(0.5), k), stretch2));
             has_potential_ = true;
         }
         if (relax_ > 0.0) {
-            u = pool_.add(u, relaxed_constraints());
+            u.push_back(relaxed_constraints());
         }
         for (const auto& g : m_.gravity) {
             for (const auto& body : m_.bodies) {
@@ -282,12 +309,12 @@ private:
                     }
                     ExprId x = s_.position(static_cast<std::uint32_t>(body.position[axis]));
                     ExprId work = pool_.mul(pool_.mul(mass, translate(*g.acceleration[axis])), x);
-                    u = pool_.sub(u, work);
+                    u.push_back(pool_.neg(work));
                     has_potential_ = true;
                 }
             }
         }
-        return u;
+        return pool_.add(u);
     }
 
     // Each constraint g_j = 0 as the stiff potential (omega^2/2) g_j^2 / (grad g_j^T M^-1 grad

@@ -249,6 +249,75 @@ TEST_CASE("kernels split into sections compute the same values", "[codegen][sect
     CHECK(CompiledKernels::compile(*s, options).ir().find(".section") == std::string::npos);
 }
 
+TEST_CASE("a sum longer than the section budget is folded over several functions, bit for bit",
+          "[codegen][sections]") {
+    // 40 terms of very different magnitudes, so that any other order of the additions rounds
+    // differently; every force reads the sum, so it also travels through scratch memory.
+    constexpr std::uint32_t n = 40;
+    symbolic::System s({n, 0, 0, 0, 1});
+    std::vector<symbolic::ExprId> terms;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const symbolic::Expr q = s.position(i);
+        terms.push_back(pow(q, 3.0) * std::pow(10.0, static_cast<double>(i % 9) - 4.0) +
+                        s.parameter(0) * q);
+    }
+    const symbolic::ExprId u = s.pool().add(terms);
+    REQUIRE(s.pool().children(u).size() >= n);
+    s.outputs(Kernel::mass) = std::vector<symbolic::ExprId>(n, s.pool().one());
+    s.outputs(Kernel::potential) = {u};
+    for (std::uint32_t i = 0; i < n; ++i) {
+        s.outputs(Kernel::force).push_back(s.pool().mul(s.position(i), u));
+    }
+    symbolic::derive_kernels(s);
+    CodegenOptions whole, split;
+    split.section_operations = 7;
+    split.keep_ir = true;
+    const auto reference = CompiledKernels::compile(s, whole);
+    const auto sectioned = CompiledKernels::compile(s, split);
+    CHECK(sectioned.ir().find(".part1(") != std::string::npos);
+    std::mt19937_64 rng(23);
+    for (int trial = 0; trial < 20; ++trial) {
+        test::Point at = test::Point::random(s.sizes(), rng);
+        CHECK(test::run(sectioned.kernels().potential, 1, at) ==
+              test::run(reference.kernels().potential, 1, at));
+        CHECK(test::run(sectioned.kernels().force, n, at) ==
+              test::run(reference.kernels().force, n, at));
+    }
+}
+
+TEST_CASE("Jacobian sections compiled without optimization compute the optimized bits",
+          "[codegen][sections]") {
+    const auto s = test::double_pendulum();
+    CodegenOptions fast, optimized;
+    fast.section_operations = optimized.section_operations = 7;
+    fast.keep_ir = optimized.keep_ir = true;
+    optimized.optimize_jacobian_sections = true;
+    const auto plain = CompiledKernels::compile(*s, fast);
+    const auto reference = CompiledKernels::compile(*s, optimized);
+    const auto attributes_of = [](const std::string& ir, const std::string& function) {
+        const auto at = ir.find("define hidden void @" + function + "(");
+        REQUIRE(at != std::string::npos);
+        const auto hash = ir.find(") #", at) + 2;
+        const auto group = ir.substr(hash, ir.find(' ', hash) - hash); // "#12"
+        const auto line = ir.find("attributes " + group + " = {");
+        REQUIRE(line != std::string::npos);
+        return ir.substr(line, ir.find('\n', line) - line);
+    };
+    CHECK(attributes_of(plain.ir(), "mdl_force_dq.section0").find("optnone") != std::string::npos);
+    CHECK(attributes_of(reference.ir(), "mdl_force_dq.section0").find("optnone") ==
+          std::string::npos);
+    CHECK(attributes_of(plain.ir(), "mdl_force.section0").find("optnone") == std::string::npos);
+    const std::uint32_t n = s->sizes().positions;
+    std::mt19937_64 rng(31);
+    for (int trial = 0; trial < 20; ++trial) {
+        const test::Point at = test::Point::random(s->sizes(), rng);
+        CHECK(test::run(plain.kernels().force_dq, n * n, at) ==
+              test::run(reference.kernels().force_dq, n * n, at));
+        CHECK(test::run(plain.kernels().force_dv, n * n, at) ==
+              test::run(reference.kernels().force_dv, n * n, at));
+    }
+}
+
 TEST_CASE("parameters are read at every call: no recompilation", "[codegen]") {
     const auto s = test::kapitza();
     const auto compiled = CompiledKernels::compile(*s);

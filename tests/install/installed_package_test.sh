@@ -34,6 +34,15 @@ $leaked"
 count=$(echo "$symbols" | wc -l)
 test "$count" -lt 400 || fail "libmdl.so exports $count symbols (--exclude-libs lost?)"
 
+# Start-up (docs/performance.md): LLVM is linked in from its static libraries, MPI only into
+# mdl-sweep-mpi.
+for f in bin/mdl "$LIBDIR/libmdl.so"; do
+  needed=$(readelf -d "$prefix/$f" | grep NEEDED || true)
+  if echo "$needed" | grep -E "libLLVM|libmpi"; then
+    fail "$f loads libLLVM or libmpi at start-up"
+  fi
+done
+
 model="$MDL_SOURCE_DIR/models/harmonic_oscillator.mdl"
 step "installed mdl check"
 "$prefix/bin/mdl" check -q "$model"
