@@ -5,7 +5,8 @@
 #                                        its headers; the one include directory is include/mdl
 #   lib/cmake/mdl/                       find_package(mdl): imported target mdl::mdl
 #   lib/pkgconfig/mdl.pc                 pkg-config --cflags --libs mdl
-# libmdl.so holds the API and every compiler stage (parse, check, symbolic, codegen), whose
+# libmdl.so holds the API, every compiler stage (parse, check, symbolic, codegen) and the
+# runtime's methods (mdl/simulate.hpp runs them), whose
 # symbols stay hidden (only the API's own objects export theirs). Its dependencies are private
 # and shared: LLVM 19 (libLLVM.so.19.1), fmt and libstdc++ are found by the dynamic loader,
 # so a consumer needs neither their headers nor find_dependency(): the public headers include
@@ -26,6 +27,7 @@ foreach(source ${mdl_api_sources})
   list(APPEND mdl_shared_sources ${source})
 endforeach()
 set_target_properties(mdl_source mdl_parse mdl_flatten mdl_check mdl_symbolic mdl_codegen
+                      mdl_runtime mdl_multiscale
                       PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 add_library(mdl_shared SHARED ${mdl_shared_sources})
@@ -45,7 +47,9 @@ target_link_libraries(mdl_shared PRIVATE ${mdl_api_libraries})
 # undefined symbol must be resolved by the libraries named here (sanitizer runtimes excepted:
 # clang leaves them to the executable).
 target_compile_options(mdl_shared PRIVATE -fvisibility-inlines-hidden)
-target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL")
+target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL"
+                    "LINKER:--version-script=${CMAKE_CURRENT_LIST_DIR}/libmdl.map")
+set_property(TARGET mdl_shared APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/libmdl.map)
 if(NOT MDL_SANITIZE AND NOT MDL_FUZZ)
   target_link_options(mdl_shared PRIVATE "LINKER:--no-undefined")
 endif()
