@@ -1,6 +1,7 @@
 // mdl.h over the C++ API: exceptions become return codes and malloc'ed messages.
 #include "mdl.h"
 
+#include "compiler/api/c_model.hpp"
 #include "mdl/compiled_model.hpp"
 
 #include <cstdlib>
@@ -8,22 +9,9 @@
 #include <new>
 #include <optional>
 
-struct mdl_model {
-    mdl::CompiledModel model;
-};
-
 namespace {
 
-void store(char** error, const char* message) {
-    if (error == nullptr) {
-        return;
-    }
-    std::size_t n = std::strlen(message) + 1;
-    *error = static_cast<char*>(std::malloc(n));
-    if (*error != nullptr) {
-        std::memcpy(*error, message, n);
-    }
-}
+using mdl::c_api::store;
 
 template <typename Compile>
 mdl_model* guarded(Compile compile, char** error) {
@@ -69,7 +57,6 @@ mdl_model* mdl_compile_file(const char* path, char** error) {
 mdl_model* mdl_compile_string(const char* source, const char* name, char** error) {
     return guarded([&] { return mdl::compile(source, name ? name : "<model>"); }, error);
 }
-
 
 mdl_model* mdl_compile_file_with(const char* path, const mdl_compile_options* options,
                                  char** error) {

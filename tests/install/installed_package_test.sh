@@ -58,6 +58,13 @@ fi
 "$WORK/host/cpp_host" "$model"
 "$WORK/host/c_host" "$model"
 
+step "installed simulate_host: HMM on the Kapitza pendulum equals the installed mdl run"
+kapitza="$MDL_SOURCE_DIR/models/kapitza.mdl"
+"$WORK/host/simulate_host" "$kapitza" method hmm stop 1 step 0.0125 >"$WORK/host.csv"
+"$prefix/bin/mdl" run -q "$kapitza" --method hmm --stop 1 --step 0.0125 >"$WORK/cli.csv"
+cmp "$WORK/host.csv" "$WORK/cli.csv" || fail "simulate_host's CSV differs from mdl run's"
+test "$(wc -l <"$WORK/host.csv")" -eq 82 || fail "expected 81 rows of HMM (H = 1/80 to t = 1)"
+
 step "C host with pkg-config --cflags --libs mdl"
 export PKG_CONFIG_PATH="$prefix/$LIBDIR/pkgconfig"
 test "$(pkg-config --variable=pcfiledir mdl)" = "$prefix/$LIBDIR/pkgconfig" ||
