@@ -72,6 +72,33 @@ class Kernels(unittest.TestCase):
             m.force(0.0, [1.0, 2.0], [0.0])  # n = 1
 
 
+class Gil(unittest.TestCase):
+    def test_released_while_simulating(self):
+        """Python code runs in this thread while another thread simulates: with the GIL held
+        by the simulation, the loop below could not advance until it ended."""
+        import threading
+        import time
+        m = mdl.compile_file(model("kapitza.mdl"))
+        m.parameters["omega"] = 1e3
+        done = threading.Event()
+        def simulate():
+            m.simulate(method="verlet", stop=1.0, step=2e-6)  # 500,000 steps
+            done.set()
+        worker = threading.Thread(target=simulate)
+        began = time.perf_counter()
+        worker.start()
+        iterations = 0
+        while not done.is_set():
+            iterations += 1
+            time.sleep(0.001)
+        worker.join()
+        elapsed = time.perf_counter() - began
+        self.assertGreater(elapsed, 0.02)
+        # about one iteration per millisecond while the simulation runs (a tenth of that
+        # on a loaded machine); with the GIL held: one or two
+        self.assertGreater(iterations, 0.1 * elapsed / 0.001)
+
+
 class Parameters(unittest.TestCase):
     def test_mapping(self):
         m = mdl.compile_file(model("kapitza.mdl"))
