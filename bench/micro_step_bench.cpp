@@ -14,7 +14,7 @@
 // evaluation and the filter's bookkeeping are included), ns per force call, and the medians of
 // the per-iteration ratios. The target is micro step / force < 1.5.
 #include "bench.hpp"
-#include "simulation_setup.hpp"
+#include "compiler/api/runtime_view.hpp"
 
 #include "mdl/compiled_model.hpp"
 #include "runtime/integrators/verlet.hpp"
@@ -94,9 +94,9 @@ void add_hmm_case(const std::string& name, const std::string& description, ms::F
     c->description = description;
     c->compiled = std::make_shared<CompiledModel>(
         compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza.mdl"));
-    c->model = std::make_unique<rt::Model>(cli::runtime_model(*c->compiled));
+    c->model = std::make_unique<rt::Model>(mdl::runtime_model(*c->compiled));
     c->model->set_parameter("omega", 1e6);
-    c->start = cli::initial_state(*c->compiled, *c->model, 0.0);
+    c->start = mdl::initial_state(*c->compiled, *c->model, 0.0);
     ms::HmmOptions o;
     o.filter = filter;
     o.macro_step = 1.0 / static_cast<double>(micro_per_period);
@@ -148,8 +148,8 @@ void add_stiff_case() {
     c->description = "stiff springs, w2 = 1000: hmm-stiff, 20 periods x 6 steps, both directions";
     c->compiled = std::make_shared<CompiledModel>(
         compile_file(std::string(MDL_SOURCE_DIR) + "/models/stiff_springs.mdl"));
-    c->model = std::make_unique<rt::Model>(cli::runtime_model(*c->compiled));
-    c->start = cli::initial_state(*c->compiled, *c->model, 0.0);
+    c->model = std::make_unique<rt::Model>(mdl::runtime_model(*c->compiled));
+    c->start = mdl::initial_state(*c->compiled, *c->model, 0.0);
     ms::StiffHmmOptions o;
     o.omega = 1000.0;
     auto estimator = std::make_shared<ms::StiffForceEstimator>(*c->model, o);

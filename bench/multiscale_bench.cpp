@@ -21,13 +21,13 @@
 // are needed at larger omega) exceeds the cap is not run; the table says so with the
 // estimate.
 #include "bench.hpp"
+#include "compiler/api/runtime_view.hpp"
+#include "reproduce/reproduce_hmm.hpp"
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/multiscale/hmm.hpp"
-#include "runtime/multiscale/reproduce_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/run.hpp"
-#include "simulation_setup.hpp"
 #include "study.hpp"
 
 #include <algorithm>
@@ -187,8 +187,8 @@ Kapitza& kapitza() {
         Kapitza out;
         out.compiled = std::make_shared<CompiledModel>(
             compile_file(std::string(MDL_SOURCE_DIR) + "/models/kapitza.mdl"));
-        out.model.emplace(cli::runtime_model(*out.compiled));
-        out.start = cli::initial_state(*out.compiled, *out.model, 0.0);
+        out.model.emplace(mdl::runtime_model(*out.compiled));
+        out.start = mdl::initial_state(*out.compiled, *out.model, 0.0);
         out.even = out.compiled->force_even_in_phase(0);
         return out;
     }();

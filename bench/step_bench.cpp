@@ -2,10 +2,10 @@
 // 1000 fixed steps from the model's start state per iteration (DOPRI5: adaptive to the same
 // end time), reported as time per step. Steps run through runtime::run, as `mdl run` does.
 #include "bench.hpp"
+#include "compiler/api/runtime_view.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/run.hpp"
-#include "simulation_setup.hpp"
 
 #include <benchmark/benchmark.h>
 #include <memory>
@@ -22,8 +22,8 @@ struct NoOutput {
 
 void step_benchmark(benchmark::State& bench, std::shared_ptr<mdl::CompiledModel> compiled,
                     mdl::runtime::Method method) {
-    mdl::runtime::Model model = mdl::cli::runtime_model(*compiled);
-    const mdl::runtime::State start = mdl::cli::initial_state(*compiled, model, 0.0);
+    mdl::runtime::Model model = mdl::runtime_model(*compiled);
+    const mdl::runtime::State start = mdl::initial_state(*compiled, model, 0.0);
     mdl::runtime::RunSettings settings;
     settings.method = method;
     settings.step = mdl::runtime::info(method).adaptive ? 0.0 : step;
@@ -47,7 +47,7 @@ void mdl::bench::register_step_benchmarks(const std::vector<ModelSource>& models
     for (const ModelSource& source : models) {
         auto compiled =
             std::make_shared<mdl::CompiledModel>(mdl::compile(source.text, source.path));
-        mdl::runtime::Model model = mdl::cli::runtime_model(*compiled);
+        mdl::runtime::Model model = mdl::runtime_model(*compiled);
         for (const auto& info : mdl::runtime::methods()) {
             try {
                 mdl::runtime::require_applicable(info.method, model);

@@ -26,14 +26,14 @@
 // the w2: the steps grow in proportion to w2) exceeds the cap is not run; the table gives the
 // estimate, labelled as such.
 #include "bench.hpp"
+#include "compiler/api/runtime_view.hpp"
 #include "mdl/compiled_model.hpp"
+#include "reproduce/reproduce_stiff.hpp"
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/methods.hpp"
-#include "runtime/multiscale/reproduce_stiff.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/run.hpp"
-#include "simulation_setup.hpp"
 #include "study.hpp"
 
 #include <algorithm>
@@ -136,7 +136,7 @@ struct Springs {
         counting->set_parameter("w2", value);
     }
     // The start state for the current w2 (x2(0) = 2 + 1/w2).
-    State start() const { return cli::initial_state(*compiled, *model, 0.0); }
+    State start() const { return mdl::initial_state(*compiled, *model, 0.0); }
 };
 
 Springs& springs() {
@@ -144,7 +144,7 @@ Springs& springs() {
         Springs out;
         out.compiled = std::make_shared<CompiledModel>(
             compile_file(std::string(MDL_SOURCE_DIR) + "/models/stiff_springs.mdl"));
-        out.model.emplace(cli::runtime_model(*out.compiled));
+        out.model.emplace(mdl::runtime_model(*out.compiled));
         mdl_kernels kernels = out.compiled->kernels();
         if (kernels.force_dq == nullptr) {
             throw std::runtime_error("stiff_springs has no df/dq kernel");

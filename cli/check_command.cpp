@@ -3,9 +3,9 @@
 #include "check/front_end.hpp"
 #include "check/summary.hpp"
 #include "commands.hpp"
-#include "method_applicability.hpp"
+#include "compiler/api/method_applicability.hpp"
+#include "model_options.hpp"
 #include "parse/parser.hpp"
-#include "simulation.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -38,9 +38,7 @@ std::string multiscale_section(const check::CheckedModel& model, const source::S
 struct CheckOptions {
     std::vector<std::string> files;
     bool quiet = false;
-    std::vector<std::string> parameters; // name=value, Integer parameters
-    std::vector<std::string> library_paths;
-    bool no_cache = false;
+    ModelOptions model; // -p (Integer parameters), --library, --no-cache
 };
 } // namespace
 
@@ -51,12 +49,7 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                                                 "fast scale) or their errors");
     cmd->add_option("files", options->files, "Model files (.mdl)")->required();
     cmd->add_flag("-q,--quiet", options->quiet, "Print only diagnostics");
-    cmd->add_option("-p,--parameter", options->parameters,
-                    "Set an Integer parameter (array size, loop bound): -p n=200");
-    cmd->add_option("--library", options->library_paths,
-                    "A folder of component models, searched after the model's own folder");
-    cmd->add_flag("--no-cache", options->no_cache,
-                  "Neither read nor write the code cache on disk (see mdl cache)");
+    add_model_options(cmd, options->model);
     return [options, &global]() {
         int status = 0;
         for (const std::string& path : options->files) {
@@ -70,11 +63,11 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
             }
             source::Diagnostics diagnostics(*file);
             check::FrontEndOptions front_end;
-            front_end.library_paths = options->library_paths;
+            front_end.library_paths = options->model.library_paths;
+            CompileOptions compilation;
             try {
-                for (const auto& p : options->parameters) {
-                    front_end.overrides.push_back(parse_assignment(p));
-                }
+                compilation = compile_options(options->model);
+                front_end.overrides = compilation.structural_parameters;
             } catch (const std::exception& e) {
                 std::cerr << fmt::format("mdl check: error: {}\n", e.what());
                 return 2;
@@ -87,12 +80,8 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                 continue;
             }
             if (!options->quiet) {
-                CompileOptions compile_options;
-                compile_options.library_paths = options->library_paths;
-                compile_options.structural_parameters = front_end.overrides;
-                compile_options.disk_cache = !options->no_cache;
                 std::cout << fmt::format("{}: ok\n", path) << check::summary(*model)
-                          << multiscale_section(*model, *file, path, compile_options);
+                          << multiscale_section(*model, *file, path, compilation);
             }
         }
         return status;

@@ -5,7 +5,7 @@
 // write the kernels as an object file and its C header.
 #include "commands.hpp"
 #include "mdl/compiled_model.hpp"
-#include "simulation.hpp"
+#include "model_options.hpp"
 
 #include "exit_status.hpp"
 
@@ -27,9 +27,7 @@ struct CompileCommandOptions {
     bool timings = false;
     int opt_level = 2;
     bool fast_math = false;
-    std::vector<std::string> parameters; // name=value: Integer parameters
-    std::vector<std::string> library_paths;
-    bool no_cache = false;
+    ModelOptions model; // -p (Integer parameters), --library, --no-cache
     std::string object_file, header_file; // ahead of time: where to write them
     ObjectOptions object;
 };
@@ -77,12 +75,7 @@ std::function<int()> add_compile_command(CLI::App& app) {
         ->check(CLI::Range(0, 3));
     cmd->add_flag("--fast-math", o->fast_math,
                   "Allow reassociation and FMA contraction (results may differ in the last bits)");
-    cmd->add_option("-p,--parameter", o->parameters,
-                    "Set an Integer parameter (array size, loop bound): -p n=200");
-    cmd->add_option("--library", o->library_paths,
-                    "A folder of component models, searched after the model's own folder");
-    cmd->add_flag("--no-cache", o->no_cache,
-                  "Neither read nor write the code cache on disk (see mdl cache)");
+    add_model_options(cmd, o->model);
     cmd->add_option("--emit-object", o->object_file,
                     "Write the kernels as a position-independent object file (ahead of time: "
                     "<prefix>_force ..., const mdl_kernels <prefix>_kernels; needs only libm)");
@@ -98,12 +91,7 @@ std::function<int()> add_compile_command(CLI::App& app) {
                     "Target triple of the object code (default: this machine's; this mdl "
                     "generates code for its own architecture only)");
     return [o]() {
-        CompileOptions options;
-        options.disk_cache = !o->no_cache;
-        options.library_paths = o->library_paths;
-        for (const auto& p : o->parameters) {
-            options.structural_parameters.push_back(parse_assignment(p));
-        }
+        CompileOptions options = compile_options(o->model);
         options.opt_level = o->opt_level;
         options.fast_math = o->fast_math;
         options.keep_ir = o->emit_llvm;

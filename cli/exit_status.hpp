@@ -3,7 +3,6 @@
 // written, and a signal that asked the run to stop.
 #pragma once
 
-#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -28,17 +27,6 @@ public:
     WriteFailure(const std::string& file, const std::string& reason)
         : std::runtime_error("writing '" + file + "': " + reason) {}
     explicit WriteFailure(const std::string& message) : std::runtime_error(message) {}
-};
-
-// A run ended by SIGINT/SIGTERM at a step boundary (cli/interruption.hpp): the CSV holds every
-// state up to and including time t.
-struct Interrupted : std::exception {
-    double t = 0.0;
-    int signal = 0;
-    std::size_t rows = 0; // CSV rows written
-    Interrupted(double time, int signal_number, std::size_t rows_written)
-        : t(time), signal(signal_number), rows(rows_written) {}
-    const char* what() const noexcept override { return "interrupted"; }
 };
 
 } // namespace mdl::cli

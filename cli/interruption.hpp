@@ -1,8 +1,8 @@
 // SIGINT (Ctrl-C) and SIGTERM end `mdl run` and `mdl sweep` at a step boundary instead of
-// killing them mid-line: the handler only records the signal, and the output observer
-// (cli/simulation.cpp) checks it after each state it writes, then ends the run with
-// Interrupted. A second signal of the same kind kills at once (the handler is reset), so a
-// run that does not reach a step boundary can still be stopped.
+// killing them mid-line: the handler only records the signal, and the step observer of the
+// run (mdl/simulate.hpp) checks it after each state, then ends the run there. A second signal of
+// the same kind kills at once (the handler is reset), so a run that does not reach a step boundary
+// can still be stopped.
 #pragma once
 
 #include <string>

@@ -4,10 +4,10 @@
 // (microstep counts that follow from the settings, the eps = 1e-9 run against the paper's
 // eps = 1/3200 column, Table 2's claim of the stiff-springs paper). Exits 1 when either fails.
 #include "commands.hpp"
-#include "runtime/multiscale/reproduce_hmm.hpp"
-#include "runtime/multiscale/reproduce_stiff.hpp"
-#include "runtime/multiscale/reproduce_strobo.hpp"
-#include "simulation_setup.hpp"
+#include "compiler/api/runtime_view.hpp"
+#include "reproduce/reproduce_hmm.hpp"
+#include "reproduce/reproduce_stiff.hpp"
+#include "reproduce/reproduce_strobo.hpp"
 
 #include <algorithm>
 #include <cmath>

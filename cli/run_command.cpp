@@ -1,17 +1,18 @@
 // mdl run FILE.mdl [--method NAME] [--stop T] [--step H] [--rtol R] [--atol A]
 //                  [-p name=value]... [--output out.csv] [--every N]
 // Simulates a model with a classical integrator, HMM or stroboscopic averaging and streams the
-// trajectory as CSV (cli/simulation.hpp does the work; `mdl sweep` shares it).
+// trajectory as CSV (mdl/simulate.hpp does the work; `mdl sweep` shares it).
 // Settings default to the model's annotation(experiment(...)); flags override it.
 #include "commands.hpp"
 #include "exit_status.hpp"
 #include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
+#include "mdl/simulate.hpp"
+#include "model_options.hpp"
 #include "progress_bar.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
-#include "simulation.hpp"
-#include "simulation_setup.hpp"
+#include "simulation_options.hpp"
 
 #include <cerrno>
 #include <filesystem>
@@ -51,19 +52,16 @@ std::string output_name(const RunOptions& o) {
 
 int run(const RunOptions& o) {
     SimulationSettings settings = o.simulation;
-    for (const std::string& p : o.parameters) {
-        settings.structural_parameters.push_back(parse_assignment(p)); // Integer ones recompile
-    }
+    const auto assignments = parse_assignments(o.parameters);
+    settings.structural_parameters = assignments; // Integer ones recompile
     CompiledModel compiled = compile_file(o.file, compile_options(settings));
-    for (const std::string& p : o.parameters) {
-        auto [name, value] = parse_assignment(p);
+    for (std::size_t i = 0; i < assignments.size(); ++i) {
         try {
-            compiled.set_parameter(name, value);
+            compiled.set_parameter(assignments[i].first, assignments[i].second);
         } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(fmt::format("-p {}: {}", p, e.what()));
+            throw std::invalid_argument(fmt::format("-p {}: {}", o.parameters[i], e.what()));
         }
     }
-    runtime::Model model = runtime_model(compiled);
     std::ofstream file;
     std::ostream* out = &std::cout;
     if (!o.output.empty()) {
@@ -78,24 +76,34 @@ int run(const RunOptions& o) {
     std::unique_ptr<ProgressBar> progress;
     const bool show = !o.quiet && isatty(fileno(stderr)) != 0;
     double stop = o.simulation.stop.value_or(compiled.number_setting("StopTime", 1.0));
-    ProgressCallback update = [&](double t) {
+    // after SIGINT/SIGTERM the run ends at the state it has reached (a step boundary)
+    const StepObserver update = [&](double t) {
         if (!progress) {
             progress = std::make_unique<ProgressBar>(t, stop, show);
         }
         progress->update(t);
+        return interruption_signal() == 0;
     };
-    SimulationResult result;
-    try {
-        result = simulate(compiled, model, o.simulation, *out, update);
-    } catch (const Interrupted& e) {
+    runtime::CsvWriter csv(*out, output_layout(compiled).columns);
+    double last_row = 0.0; // the time of the last row written
+    const SimulationStatistics result = simulate(
+        compiled, o.simulation,
+        [&](const OutputRow& row) {
+            csv.write_row(row.values);
+            last_row = row.t;
+            return true;
+        },
+        update);
+    if (result.stopped) {
         progress.reset();
         // not --quiet's to hide: it says why the CSV ends before the stop time
         std::cerr << fmt::format(
             "mdl run: interrupted at t = {} by {} (stop time {}); {} rows in {}, complete to "
             "that time\n",
-            runtime::format_number(e.t), signal_name(e.signal), runtime::format_number(stop),
-            e.rows, o.output.empty() ? "standard output" : "'" + o.output + "'");
-        return exit_status::interrupted(e.signal);
+            runtime::format_number(last_row), signal_name(interruption_signal()),
+            runtime::format_number(stop), csv.rows(),
+            o.output.empty() ? "standard output" : "'" + o.output + "'");
+        return exit_status::interrupted(interruption_signal());
     }
     progress.reset();
     if (file.is_open()) {
@@ -131,7 +139,7 @@ std::function<int()> add_run_command(CLI::App& app) {
         } catch (const CompileError& e) {
             std::cerr << e.what();
             return exit_status::model_error;
-        } catch (const runtime::NumericalFailure& e) {
+        } catch (const NumericalFailure& e) {
             std::cerr << fmt::format("mdl: error: {}\n", e.what());
             return exit_status::numerical_failure;
         } catch (const runtime::OutputError& e) {

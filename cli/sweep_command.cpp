@@ -8,7 +8,7 @@
 #include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/output/csv_writer.hpp"
-#include "simulation.hpp"
+#include "simulation_options.hpp"
 #include "sweep_grid.hpp"
 #include "sweep_runner.hpp"
 #include "sweep_workers.hpp"

@@ -1,10 +1,10 @@
 #include "sweep_runner.hpp"
 
+#include "compiler/api/runtime_view.hpp"
 #include "exit_status.hpp"
 #include "interruption.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
-#include "simulation_setup.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -231,7 +231,7 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
     const auto point = grid_.point(index);
     Metrics metrics = no_rows();
     RunOutcome outcome;
-    std::optional<SimulationResult> result;
+    std::optional<SimulationStatistics> result;
     auto began = Clock::now();
     std::ofstream file;
     const std::filesystem::path path = directory_ / file_name(index);
@@ -250,8 +250,9 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
         std::ostream out(&scanner);
         try {
             CompiledModel model = compiled_.with_parameters(point);
-            runtime::Model view = runtime_model(model);
-            ProgressCallback progress;
+            StepObserver progress = [](double) {
+                return interruption_signal() == 0;
+            };
             if (fraction) {
                 double stop = settings_.stop.value_or(model.number_setting("StopTime", 1.0));
                 progress = [fraction, stop, start = std::optional<double>()](double t) mutable {
@@ -260,16 +261,28 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
                     }
                     double f = stop > *start ? (t - *start) / (stop - *start) : 1.0;
                     fraction->store(std::clamp(f, 0.0, 1.0), std::memory_order_relaxed);
+                    return interruption_signal() == 0;
                 };
             }
-            result = simulate(model, view, settings_, out, progress);
-        } catch (const runtime::NumericalFailure& e) {
+            runtime::CsvWriter csv(out, output_layout(model).columns);
+            double last_row = 0.0;
+            result = simulate(
+                model, settings_,
+                [&](const OutputRow& r) {
+                    csv.write_row(r.values);
+                    last_row = r.t;
+                    return true;
+                },
+                progress);
+            if (result->stopped) {
+                outcome.status = RunOutcome::Status::interrupted;
+                outcome.message = fmt::format("interrupted at t = {} by {}", number(last_row),
+                                              signal_name(interruption_signal()));
+                result.reset();
+            }
+        } catch (const NumericalFailure& e) {
             outcome.status = RunOutcome::Status::failed;
             outcome.message = e.what();
-        } catch (const Interrupted& e) {
-            outcome.status = RunOutcome::Status::interrupted;
-            outcome.message =
-                fmt::format("interrupted at t = {} by {}", number(e.t), signal_name(e.signal));
         } catch (const runtime::OutputError& e) {
             outcome.status = RunOutcome::Status::error;
             outcome.output_failed = true;
@@ -339,7 +352,8 @@ RunOutcome SweepRunner::lost(std::size_t index, RunOutcome::Status status, std::
 }
 
 std::string SweepRunner::row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
-                             const SimulationResult* result, double seconds, bool started) const {
+                             const SimulationStatistics* result, double seconds,
+                             bool started) const {
     const auto point = grid_.point(index);
     std::string row;
     row = std::to_string(index);

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "mdl/compiled_model.hpp"
-#include "simulation.hpp"
+#include "mdl/simulate.hpp"
 #include "sweep_grid.hpp"
 
 #include <atomic>
@@ -63,7 +63,7 @@ public:
 private:
     Metrics no_rows() const; // the metrics of a trajectory before its first row
     std::string row(std::size_t index, const RunOutcome& outcome, const Metrics& metrics,
-                    const SimulationResult* result, double seconds, bool started) const;
+                    const SimulationStatistics* result, double seconds, bool started) const;
 
     const CompiledModel& compiled_;
     SweepGrid grid_;

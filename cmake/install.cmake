@@ -6,11 +6,12 @@
 #                                        its headers; the one include directory is include/mdl
 #   lib/cmake/mdl/                       find_package(mdl): imported target mdl::mdl
 #   lib/pkgconfig/mdl.pc                 pkg-config --cflags --libs mdl
-# libmdl.so holds the API and every compiler stage (parse, check, symbolic, codegen), whose
-# symbols stay hidden (only the API's own objects export theirs), and LLVM 19's static
-# component libraries (position-independent in Debian's packages; hidden too), so a host does
-# not load and relocate all of libLLVM.so at start-up. Its other dependencies are private and
-# shared: fmt, zlib, zstd and libstdc++ are found by the dynamic loader,
+# libmdl.so holds the API, every compiler stage (parse, check, symbolic, codegen) and the
+# runtime's methods (mdl/simulate.hpp runs them), whose symbols stay hidden (only the API's
+# own objects export theirs), and LLVM 19's static component libraries (position-independent
+# in Debian's packages; hidden too), so a host does not load and relocate all of libLLVM.so at
+# start-up. Its other dependencies are private and shared: fmt, zlib, zstd and libstdc++ are
+# found by the dynamic loader,
 # so a consumer needs neither their headers nor find_dependency(): the public headers include
 # only mdl's own and the standard library's. The build tree's targets (mdl_api and the static
 # stage libraries the tests link) are unchanged.
@@ -29,6 +30,7 @@ foreach(source ${mdl_api_sources})
   list(APPEND mdl_shared_sources ${source})
 endforeach()
 set_target_properties(mdl_source mdl_parse mdl_flatten mdl_check mdl_symbolic mdl_codegen
+                      mdl_runtime mdl_multiscale
                       PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 add_library(mdl_shared SHARED ${mdl_shared_sources})
@@ -51,7 +53,9 @@ target_link_libraries(mdl_shared PRIVATE ${mdl_api_libraries})
 # undefined symbol must be resolved by the libraries named here (sanitizer runtimes excepted:
 # clang leaves them to the executable).
 target_compile_options(mdl_shared PRIVATE -fvisibility-inlines-hidden)
-target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL")
+target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL"
+                    "LINKER:--version-script=${CMAKE_CURRENT_LIST_DIR}/libmdl.map")
+set_property(TARGET mdl_shared APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/libmdl.map)
 if(NOT MDL_SANITIZE AND NOT MDL_FUZZ)
   target_link_options(mdl_shared PRIVATE "LINKER:--no-undefined")
 endif()

@@ -1,6 +1,7 @@
 // mdl.h over the C++ API: exceptions become return codes and malloc'ed messages.
 #include "mdl.h"
 
+#include "compiler/api/c_model.hpp"
 #include "mdl/compiled_model.hpp"
 
 #include <cstdlib>
@@ -8,22 +9,9 @@
 #include <new>
 #include <optional>
 
-struct mdl_model {
-    mdl::CompiledModel model;
-};
-
 namespace {
 
-void store(char** error, const char* message) {
-    if (error == nullptr) {
-        return;
-    }
-    std::size_t n = std::strlen(message) + 1;
-    *error = static_cast<char*>(std::malloc(n));
-    if (*error != nullptr) {
-        std::memcpy(*error, message, n);
-    }
-}
+using mdl::c_api::store;
 
 template <typename Compile>
 mdl_model* guarded(Compile compile, char** error) {

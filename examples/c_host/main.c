@@ -1,6 +1,8 @@
 /* A C host: compiles a model at run time through mdl.h, evaluates its force, and steps it with
  * velocity Verlet. Run with models/harmonic_oscillator.mdl, it checks the result against the
- * exact solution q0 cos(w t), w = sqrt(k/m). */
+ * exact solution q0 cos(w t), w = sqrt(k/m). Then it runs the library's own Verlet through
+ * mdl_simulate with the same step (the same result to round-off), and shows a bad option and
+ * a numerical failure coming back as status codes. */
 #include "mdl.h"
 
 #include <math.h>
@@ -59,6 +61,56 @@ int main(int argc, char** argv) {
     } else {
         status = 1;
     }
+
+    /* the same run by the library: mdl_simulate with mdl run's options */
+    mdl_settings* settings = mdl_settings_new();
+    mdl_settings_set(settings, "method", "verlet", NULL);
+    mdl_settings_set(settings, "step", "1e-3", NULL);
+    mdl_settings_set(settings, "stop", "1", NULL);
+    mdl_result* result = NULL;
+    if (mdl_simulate(model, settings, &result, &error) != MDL_OK) {
+        fprintf(stderr, "mdl_simulate: %s\n", error);
+        mdl_free_string(error);
+        return 1;
+    }
+    size_t rows = mdl_result_rows(result), columns = mdl_result_columns(result);
+    const double* last = mdl_result_values(result) + (rows - 1) * columns;
+    mdl_statistics stats;
+    mdl_result_statistics(result, &stats);
+    /* column 0 is the time, column 1 the first position */
+    printf("mdl_simulate: %zu rows of %zu columns (%s, %s), %zu steps, q(%g) = %.9f\n", rows,
+           columns, mdl_result_column_name(result, 0), mdl_result_column_name(result, 1),
+           stats.steps, last[0], last[1]);
+    if (!(fabs(last[0] - 1.0) < 1e-12 && fabs(last[1] - q[0]) < 1e-12 && stats.steps == 1000)) {
+        printf("mdl_simulate disagrees with the hand-written Verlet\n");
+        status = 1;
+    }
+    mdl_result_free(result);
+
+    /* a bad option: the message names it as mdl run does */
+    mdl_settings_set(settings, "step", "-1", NULL);
+    if (mdl_simulate(model, settings, NULL, &error) == MDL_BAD_SETTINGS) {
+        printf("expected error: %s\n", error);
+        mdl_free_string(error);
+    } else {
+        status = 1;
+    }
+    /* a numerical failure (h = 3 > 2/omega: Verlet is unstable and overflows): a status with
+     * time, variable and method, the rows up to the failure kept */
+    mdl_settings_set(settings, "step", "3", NULL);
+    mdl_settings_set(settings, "stop", "3000", NULL);
+    if (mdl_simulate(model, settings, &result, &error) == MDL_NUMERICAL_FAILURE) {
+        mdl_failure failure;
+        mdl_result_failure(result, &failure);
+        printf("expected failure: %s at t = %g in %s after %zu rows\n", failure.method,
+               failure.time, failure.variable, mdl_result_rows(result));
+        mdl_free_string(error);
+    } else {
+        status = 1;
+    }
+    mdl_result_free(result);
+    mdl_settings_free(settings);
+
     free(q);
     free(v);
     free(f);

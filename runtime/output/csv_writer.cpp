@@ -44,40 +44,17 @@ void CsvWriter::write_flushed(const std::string& text) {
 }
 
 CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
-    : out_(&out), model_(&model), every_(options.every),
-      residuals_(options.residuals.value_or(model.constrained()) && model.constrained()),
-      multipliers_(options.multipliers.value_or(model.constrained()) && model.constrained()),
-      energy_(options.energy.value_or(model.conservative())), g_(Vector::Zero(model.constraints())),
-      theta_(Vector::Zero(model.vibrations())) {
-    if (every_ == 0) {
-        throw std::invalid_argument("csv: --every must be at least 1");
-    }
-    if (energy_ && !model.has_potential()) {
-        throw std::invalid_argument("csv: the model has no potential, so no energy column");
-    }
-    columns_.push_back("time");
-    for (Eigen::Index i = 0; i < model.positions(); ++i) {
-        columns_.push_back(model.position_name(i));
-    }
-    for (Eigen::Index i = 0; i < model.positions(); ++i) {
-        columns_.push_back(model.velocity_name(i));
-    }
-    for (Eigen::Index i = 0; i < model.states(); ++i) {
-        columns_.push_back(model.state_name(i));
-    }
-    if (residuals_) {
-        for (Eigen::Index i = 0; i < model.constraints(); ++i) {
-            columns_.push_back("residual(" + model.constraint_name(i) + ")");
-        }
-    }
-    if (multipliers_) {
-        for (Eigen::Index i = 0; i < model.constraints(); ++i) {
-            columns_.push_back("lambda(" + model.constraint_name(i) + ")");
-        }
-    }
-    if (energy_) {
-        columns_.push_back("energy");
-    }
+    : out_(&out), rows_of_states_(std::in_place, model, options),
+      columns_(rows_of_states_->columns()) {
+    write_header();
+}
+
+CsvWriter::CsvWriter(std::ostream& out, const std::vector<std::string>& columns)
+    : out_(&out), columns_(columns) {
+    write_header();
+}
+
+void CsvWriter::write_header() {
     std::string header;
     for (std::size_t i = 0; i < columns_.size(); ++i) {
         if (i > 0) {
@@ -91,17 +68,14 @@ CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
 }
 
 void CsvWriter::operator()(const State& state) {
-    last_written_ = observed_ % every_ == 0;
-    ++observed_;
-    if (last_written_) {
-        write(state);
+    if (rows_of_states_->observe(state)) {
+        write_row(rows_of_states_->values());
     }
 }
 
 void CsvWriter::finish(const State& state) {
-    if (observed_ > 0 && !last_written_) {
-        write(state);
-        last_written_ = true;
+    if (rows_of_states_->finish(state)) {
+        write_row(rows_of_states_->values());
     }
 }
 
@@ -114,28 +88,10 @@ void CsvWriter::append(double value) {
     line_.append(buffer, result.ptr);
 }
 
-void CsvWriter::write(const State& state) {
+void CsvWriter::write_row(std::span<const double> values) {
     line_.clear();
-    append(state.t);
-    for (const Vector* part : {&state.q, &state.v, &state.x}) {
-        for (Eigen::Index i = 0; i < part->size(); ++i) {
-            append((*part)[i]);
-        }
-    }
-    if (residuals_) {
-        model_->constraint(state.q, g_);
-        for (Eigen::Index i = 0; i < g_.size(); ++i) {
-            append(g_[i]);
-        }
-    }
-    if (multipliers_) {
-        for (Eigen::Index i = 0; i < model_->constraints(); ++i) {
-            append(state.lambda[i]);
-        }
-    }
-    if (energy_) {
-        model_->phases(state.t, theta_);
-        append(model_->energy(state.t, state.q, state.v, theta_));
+    for (double value : values) {
+        append(value);
     }
     line_ += '\n';
     write_flushed(line_);

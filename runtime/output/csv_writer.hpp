@@ -1,18 +1,18 @@
-// A streaming CSV observer: one header line, then one line per observed state
-//   time, <positions>, der(<positions>), <states>, residual(<constraint>)...,
-//   lambda(<constraint>)..., energy
-// (residuals and multipliers when the model is constrained, energy when it is conservative,
-// unless chosen otherwise). Each line is formatted completely, written with one call and
+// A streaming CSV observer: one header line, then one line per output row (output_rows.hpp:
+// every N-th observed state and the last, columns time, positions, velocities, states,
+// residuals, multipliers, energy). Each line is formatted completely, written with one call and
 // flushed, so the file stays a valid CSV up to the last good state when a run fails or is
 // killed. Numbers are the shortest text that reads back to the same double.
 #pragma once
 
 #include "runtime/model.hpp"
+#include "runtime/output/output_rows.hpp"
 #include "runtime/state.hpp"
 
 #include <cstddef>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,12 +34,7 @@ private:
     std::size_t complete_bytes_;
 };
 
-struct CsvOptions {
-    std::size_t every = 1; // write every N-th observed state (and always the last one)
-    std::optional<bool> residuals = std::nullopt;   // default: when constrained
-    std::optional<bool> multipliers = std::nullopt; // default: when constrained
-    std::optional<bool> energy = std::nullopt;      // default: when conservative
-};
+using CsvOptions = OutputOptions;
 
 class CsvWriter {
 public:
@@ -47,31 +42,32 @@ public:
     // requested without a potential; OutputError when the stream fails (here or in any row).
     CsvWriter(std::ostream& out, const Model& model, CsvOptions options = {});
     CsvWriter(std::ostream&, const Model&&, CsvOptions = {}) = delete; // keeps a pointer
+    // A writer of rows chosen by the caller (write_row), under the header `columns`.
+    CsvWriter(std::ostream& out, const std::vector<std::string>& columns);
 
     void operator()(const State& state);
     // The final state, written unless it was the last row already.
     void finish(const State& state);
+
+    // One row of numbers, in the columns' order (the first constructor's operator() and
+    // finish call it).
+    void write_row(std::span<const double> values);
 
     const std::vector<std::string>& columns() const { return columns_; }
     std::size_t rows() const { return rows_; }
     std::size_t bytes() const { return bytes_; } // header and rows written
 
 private:
-    void write(const State& state);
+    void write_header();
     void write_flushed(const std::string& text);
     void append(double value);
 
     std::ostream* out_;
-    const Model* model_;
-    std::size_t every_;
-    bool residuals_, multipliers_, energy_;
+    std::optional<OutputRows> rows_of_states_; // the first constructor's
     std::vector<std::string> columns_;
     std::string line_;
-    Vector g_, theta_;
-    std::size_t observed_ = 0;
     std::size_t rows_ = 0;
     std::size_t bytes_ = 0;
-    bool last_written_ = false;
 };
 
 } // namespace mdl::runtime

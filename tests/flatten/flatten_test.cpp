@@ -119,7 +119,7 @@ end Springs;
     CHECK(s.q[2] == Approx(0.3));
     m.compiled.set_parameter("k[3]", 10);
     CHECK(m.compiled.parameter("top") == 10); // recomputed from the array
-    runtime::Model model = cli::runtime_model(m.compiled);
+    runtime::Model model = mdl::runtime_model(m.compiled);
     runtime::Vector f(3), theta(0);
     model.force(0.0, s.q, s.v, s.x, theta, f);
     CHECK(f[0] == Approx(-1 * 0.1));

@@ -67,6 +67,30 @@ fi
 "$WORK/host/cpp_host" "$model"
 "$WORK/host/c_host" "$model"
 
+step "installed simulate_host: HMM on the Kapitza pendulum equals the installed mdl run"
+kapitza="$MDL_SOURCE_DIR/models/kapitza.mdl"
+"$WORK/host/simulate_host" "$kapitza" method hmm stop 1 step 0.0125 >"$WORK/host.csv"
+"$prefix/bin/mdl" run -q "$kapitza" --method hmm --stop 1 --step 0.0125 >"$WORK/cli.csv"
+cmp "$WORK/host.csv" "$WORK/cli.csv" || fail "simulate_host's CSV differs from mdl run's"
+test "$(wc -l <"$WORK/host.csv")" -eq 82 || fail "expected 81 rows of HMM (H = 1/80 to t = 1)"
+
+# The Python module, when built: installed under the prefix, importable from there (its RPATH
+# finds the installed libmdl.so), and its HMM run equal to the installed mdl run's CSV.
+for site in "$prefix"/lib/python3*/dist-packages; do
+  test -d "$site/mdl" || continue
+  step "installed Python module in $site"
+  PYTHONPATH="$site" /usr/bin/python3 - "$kapitza" "$WORK/cli.csv" <<'PY' ||
+import sys, mdl
+r = mdl.compile_file(sys.argv[1]).simulate(method="hmm", stop=1.0, step=0.0125)
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0].split(",") == r.columns, (lines[0], r.columns)
+cli = [[float(x) for x in line.split(",")] for line in lines[1:]]
+assert cli == [[float(r[c][i]) for c in r.columns] for i in range(len(r))], "rows differ"
+print("installed mdl module:", mdl.__file__, len(r), "rows equal to mdl run's")
+PY
+    fail "the installed Python module failed"
+done
+
 step "C host with pkg-config --cflags --libs mdl"
 export PKG_CONFIG_PATH="$prefix/$LIBDIR/pkgconfig"
 test "$(pkg-config --variable=pcfiledir mdl)" = "$prefix/$LIBDIR/pkgconfig" ||

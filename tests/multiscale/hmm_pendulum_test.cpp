@@ -2,10 +2,10 @@
 // double pendulum in descriptor form by SHAKE-SHAKE and RATTLE-SHAKE with simple filtering.
 #include "shipped_model.hpp"
 
+#include "reproduce/reproduce_hmm.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/shake.hpp"
 #include "runtime/model.hpp"
-#include "runtime/multiscale/reproduce_hmm.hpp"
 
 #include <catch2/catch.hpp>
 

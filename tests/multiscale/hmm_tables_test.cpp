@@ -4,8 +4,8 @@
 #include "docs_output.hpp"
 #include "shipped_model.hpp"
 
+#include "reproduce/reproduce_hmm.hpp"
 #include "runtime/model.hpp"
-#include "runtime/multiscale/reproduce_hmm.hpp"
 
 #include <catch2/catch.hpp>
 

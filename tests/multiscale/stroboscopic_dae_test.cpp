@@ -7,9 +7,9 @@
 // hmm-mechanical-vibrations).
 #include "shipped_model.hpp"
 
+#include "reproduce/reproduce_hmm.hpp"
 #include "runtime/model.hpp"
 #include "runtime/multiscale/half_explicit_rk.hpp"
-#include "runtime/multiscale/reproduce_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/numerical_failure.hpp"
 

@@ -2,8 +2,8 @@
 // the micro-integrations' origin, CSV output, and what it refuses.
 #include "shipped_model.hpp"
 
+#include "reproduce/reproduce_strobo.hpp"
 #include "runtime/model.hpp"
-#include "runtime/multiscale/reproduce_strobo.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"

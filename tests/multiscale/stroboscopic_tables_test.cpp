@@ -5,8 +5,8 @@
 #include "docs_output.hpp"
 #include "shipped_model.hpp"
 
+#include "reproduce/reproduce_strobo.hpp"
 #include "runtime/model.hpp"
-#include "runtime/multiscale/reproduce_strobo.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -81,6 +81,82 @@ int mdl_mass_diagonal(const mdl_model* model);
 mdl_kernel_args mdl_args(const mdl_model* model, double t, const double* q, const double* v,
                          const double* x, const double* theta);
 
+/* Simulation with every method and option of `mdl run` (mdl/simulate.hpp; docs/embedding.md):
+ *
+ *     mdl_settings* s = mdl_settings_new();
+ *     mdl_settings_set(s, "method", "hmm", &error);
+ *     mdl_settings_set(s, "stop", "1", &error);
+ *     mdl_result* r = NULL;
+ *     if (mdl_simulate(m, s, &r, &error) != MDL_OK) { ... }
+ *     mdl_result_values(r)[i * mdl_result_columns(r) + j]      row i, column j
+ *     mdl_result_free(r);
+ *     mdl_settings_free(s);
+ *
+ * Options are named as `mdl run`'s flags without the dashes ("micro-steps-per-period"; "_"
+ * may stand for "-"; "library" may be given several times); values are the flags' text
+ * ("1e-3", "hmm", "true"). Unset options fall back to the model's annotation, then to the
+ * method's default. The messages are those of `mdl run`. */
+typedef struct mdl_settings mdl_settings;
+mdl_settings* mdl_settings_new(void);
+void mdl_settings_free(mdl_settings* settings);
+/* 0 on success; non-zero for an unknown option or a value not of its type, with *error. */
+int mdl_settings_set(mdl_settings* settings, const char* option, const char* value, char** error);
+
+/* The status of a simulation. */
+enum {
+    MDL_OK = 0,
+    MDL_BAD_SETTINGS = 1,     /* *error names the option (as mdl run's exit status 2) */
+    MDL_NUMERICAL_FAILURE = 2 /* time, variable and method in mdl_result_failure (exit 3) */
+};
+
+typedef struct mdl_result mdl_result;
+/* Runs the model with its current parameters (settings may be NULL: the model's own). The
+ * status is MDL_OK or an error with a message in *error. *result (when result is not NULL)
+ * receives the rows computed, also after a numerical failure (the rows up to it); free it
+ * with mdl_result_free. The columns are those of mdl run's CSV: time, positions, velocities,
+ * states, residuals and multipliers of constraints, energy. */
+int mdl_simulate(const mdl_model* model, const mdl_settings* settings, mdl_result** result,
+                 char** error);
+/* The streaming form: each output row (columns doubles) to observer, which returns 0 to stop
+ * the run there. Nothing is kept. Returns the status as mdl_simulate. */
+typedef int (*mdl_row_observer)(void* user, const double* row, size_t columns);
+int mdl_simulate_rows(const mdl_model* model, const mdl_settings* settings,
+                      mdl_row_observer observer, void* user, char** error);
+
+void mdl_result_free(mdl_result* result);
+size_t mdl_result_rows(const mdl_result* result);
+size_t mdl_result_columns(const mdl_result* result);
+/* The column's CSV name ("time", "q", "der(q)", "lambda(rod)", "energy"); NULL out of range. */
+const char* mdl_result_column_name(const mdl_result* result, size_t column);
+/* rows x columns doubles, row-major, owned by the result. */
+const double* mdl_result_values(const mdl_result* result);
+/* A column by name into a caller-owned array of mdl_result_rows doubles: 0, or 1 for an
+ * unknown name. */
+int mdl_result_copy_column(const mdl_result* result, const char* name, double* out);
+
+typedef struct mdl_statistics {
+    double start, stop;
+    size_t steps, rejected, micro_steps, force_evaluations, rows;
+    double seconds;
+    int stopped; /* 1: ended early by the observer */
+} mdl_statistics;
+void mdl_result_statistics(const mdl_result* result, mdl_statistics* statistics);
+/* The method as run ("hmm", "verlet", ...) and mdl run's summary line (after a failure: the
+ * failure's message). Valid while the result lives. */
+const char* mdl_result_method(const mdl_result* result);
+const char* mdl_result_summary(const mdl_result* result);
+
+/* A numerical failure: at which time, in which variable or constraint ("" when none is
+ * named), in which method, of which kind ("non-finite value", "step size underflow", ...). */
+typedef struct mdl_failure {
+    double time;
+    const char* kind;
+    const char* method;
+    const char* variable;
+} mdl_failure;
+/* 1 and *failure filled (strings valid while the result lives) when the run failed; else 0. */
+int mdl_result_failure(const mdl_result* result, mdl_failure* failure);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,10 +6,10 @@
 #include "runtime/model.hpp"
 #include "runtime/state.hpp"
 
-namespace mdl::cli {
+namespace mdl {
 
 runtime::Model runtime_model(const CompiledModel& compiled);
 runtime::State initial_state(const CompiledModel& compiled, const runtime::Model& model,
                              double start);
 
-} // namespace mdl::cli
+} // namespace mdl

@@ -1,25 +1,30 @@
-#include "simulation.hpp"
+// The drivers of every method of `mdl run`: the settings resolved against the model's
+// annotation and the method's defaults, checked (messages name the option as the command line
+// spells it), the method run and its output rows handed to the host. The command line, `mdl
+// sweep`, the C API and the Python module all run simulations through here.
+#include "mdl/simulate.hpp"
 
-#include "exit_status.hpp"
-#include "interruption.hpp"
+#include "compiler/api/option_checks.hpp"
+#include "compiler/api/runtime_view.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/multiscale/hmm.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/numerical_failure.hpp"
-#include "runtime/output/csv_writer.hpp"
+#include "runtime/output/output_rows.hpp"
 #include "runtime/run.hpp"
-#include "simulation_setup.hpp"
 
-#include <charconv>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 #include <numbers>
 #include <string_view>
+#include <utility>
 
-namespace mdl::cli {
+namespace mdl {
 
 namespace {
 
@@ -40,36 +45,48 @@ constexpr double max_micro_steps = 1e8;      // micro steps of one averaged forc
 constexpr double max_steps_per_period = 1e8; // --micro-steps-per-period
 
 std::string number(double value) {
-    return runtime::format_number(value);
+    return option_number(value);
 }
 
-// Writes every output state to the CSV, remembers the last one and reports progress. After a
-// SIGINT/SIGTERM it writes the state it was given (also one --every would skip) and ends the
-// run there: a step boundary, so the CSV is complete up to that time.
+// A run ended early by one of the host's observers (caught in run_into).
+struct Stopped {};
+
+// What the host observes: each output row, each state's time.
+struct Output {
+    const RowObserver& rows;
+    const StepObserver& steps;
+};
+
+// Hands each output row (output_rows.hpp: every N-th state and the last) to the host and each
+// state's time to its step observer. When either asks to stop, the state it was given becomes
+// the last row (also one --every would skip) and the run ends there: a step boundary, so the
+// rows are complete up to that time.
 //
 // It also projects the number of output states from their mean spacing so far, after 10^3,
 // 10^4, ... of them: a run that would write more than max_steps ends (an adaptive method
 // writing every step, CVODE among them, has no count known in advance: --stop 1e14 ran for
 // days).
 struct Observer {
-    runtime::CsvWriter& csv;
-    const ProgressCallback& progress;
-    runtime::State& last;
-    const SimulationResult& run;
+    runtime::OutputRows& rows;
+    const OutputLayout& layout;
+    const Output& output;
+    SimulationStatistics& run;
     std::size_t observed = 0, next_projection = 1000;
+    bool stop = false;
     void operator()(const runtime::State& s) {
-        csv(s);
-        last = s;
-        if (const int signal = interruption_signal()) {
-            csv.finish(s);
-            throw Interrupted(s.t, signal, csv.rows());
+        if (rows.observe(s)) {
+            emit();
+        }
+        if (!stop && output.steps && !output.steps(s.t)) {
+            stop = true;
+        }
+        if (stop) {
+            finish(s);
+            throw Stopped{};
         }
         if (++observed == next_projection) {
             next_projection *= 10;
             project(s.t);
-        }
-        if (progress) {
-            progress(s.t);
         }
     }
     void project(double t) const {
@@ -86,8 +103,38 @@ struct Observer {
         }
     }
     void finish(const runtime::State& s) {
-        csv.finish(s);
-        last = s;
+        if (rows.finish(s)) {
+            emit();
+        }
+    }
+    void emit() {
+        ++run.rows;
+        if (!output.rows) {
+            return;
+        }
+        const std::span<const double> values = rows.values();
+        const std::size_t n = layout.positions, k = layout.states, m = layout.constraints;
+        OutputRow row;
+        row.t = values[0];
+        row.positions = values.subspan(1, n);
+        row.velocities = values.subspan(1 + n, n);
+        row.states = values.subspan(1 + 2 * n, k);
+        std::size_t next = 1 + 2 * n + k;
+        if (layout.residuals) {
+            row.residuals = values.subspan(next, m);
+            next += m;
+        }
+        if (layout.multipliers) {
+            row.multipliers = values.subspan(next, m);
+            next += m;
+        }
+        if (layout.energy) {
+            row.energy = values[next];
+        }
+        row.values = values;
+        if (!output.rows(row)) {
+            stop = true;
+        }
     }
 };
 
@@ -221,14 +268,6 @@ void require_tolerances(double rtol, double atol, bool pure_absolute) {
     }
 }
 
-// A flag's value that must be a positive finite number.
-void require_positive(const char* option, const std::optional<double>& value, const char* what) {
-    if (value && !(*value > 0.0 && std::isfinite(*value))) {
-        throw std::invalid_argument(fmt::format("{}: {} must be positive and finite, got {}",
-                                                option, what, number(*value)));
-    }
-}
-
 // The classical method: --method, else the annotation's, else the runtime's choice.
 runtime::Method classical_method(const SimulationSettings& o, const runtime::Model& model,
                                  const std::string& name) {
@@ -293,12 +332,6 @@ std::size_t output_every(const SimulationSettings& o, const CompiledModel& compi
     return static_cast<std::size_t>(whole);
 }
 
-runtime::CsvWriter csv_writer(std::ostream& out, const runtime::Model& model, std::size_t every) {
-    runtime::CsvOptions csv_options;
-    csv_options.every = every;
-    return runtime::CsvWriter(out, model, csv_options);
-}
-
 runtime::IntegrationStats integration_of(const runtime::IntegrationStats& stats) {
     return stats;
 }
@@ -307,33 +340,50 @@ runtime::IntegrationStats integration_of(const Stats& stats) {
     return stats.integration();
 }
 
-// What every method shares: the start state, the CSV, the observer, the wall time and the
-// counts of the result. `integrate(state, observer)` runs the method and returns its stats.
+// What every method shares: the start state, the output rows, the observer, the wall time and
+// the counts of the statistics. `integrate(state, observer)` runs the method and returns its
+// stats; nothing when a host's observer stopped the run.
 template <class Integrate>
-auto run_into(SimulationResult& r, const CompiledModel& compiled, const runtime::Model& model,
-              std::size_t every, std::ostream& out, const ProgressCallback& progress,
-              Integrate integrate) {
+auto run_into(SimulationStatistics& r, const CompiledModel& compiled, const runtime::Model& model,
+              std::size_t every, const Output& output, Integrate integrate)
+    -> std::optional<decltype(integrate(std::declval<runtime::State&>(),
+                                        std::declval<Observer&>()))> {
     runtime::State state = initial_state(compiled, model, r.start);
-    runtime::CsvWriter csv = csv_writer(out, model, every);
-    Observer observer{csv, progress, r.final_state, r};
+    runtime::OutputOptions output_options;
+    output_options.every = every;
+    runtime::OutputRows rows(model, output_options);
+    const OutputLayout layout = output_layout(compiled);
+    Observer observer{rows, layout, output, r};
     auto began = Clock::now();
-    auto stats = integrate(state, observer);
-    r.seconds = seconds_since(began);
-    const runtime::IntegrationStats counts = integration_of(stats);
-    r.steps = counts.steps;
-    r.rejected = counts.rejected;
-    r.force_evaluations = counts.force_evaluations;
-    r.rows = csv.rows();
-    return stats;
+    try {
+        auto stats = integrate(state, observer);
+        r.seconds = seconds_since(began);
+        const runtime::IntegrationStats counts = integration_of(stats);
+        r.steps = counts.steps;
+        r.rejected = counts.rejected;
+        r.force_evaluations = counts.force_evaluations;
+        return stats;
+    } catch (const Stopped&) {
+        r.seconds = seconds_since(began);
+        r.stopped = true;
+        return std::nullopt;
+    }
 }
 
-SimulationResult run_classical(const SimulationSettings& o, const CompiledModel& compiled,
-                               const runtime::Model& model, const std::string& method_name,
-                               std::ostream& out, const ProgressCallback& progress) {
+// The statistics of a run a host's observer ended at a step boundary.
+SimulationStatistics stopped(SimulationStatistics& r, const CompiledModel& compiled) {
+    r.summary = fmt::format("{} with {}: t = {} to {}, stopped by the observer, {} rows, {:.3f} s",
+                            compiled.name(), r.method, r.start, r.stop, r.rows, r.seconds);
+    return r;
+}
+
+SimulationStatistics run_classical(const SimulationSettings& o, const CompiledModel& compiled,
+                                   const runtime::Model& model, const std::string& method_name,
+                                   const Output& output) {
     runtime::RunSettings settings;
     settings.method = classical_method(o, model, method_name);
     const runtime::MethodInfo& info = runtime::info(settings.method);
-    SimulationResult r;
+    SimulationStatistics r;
     r.method = info.name;
     r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
     settings.stop_time = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
@@ -369,10 +419,14 @@ SimulationResult run_classical(const SimulationSettings& o, const CompiledModel&
         require_adaptive_span(r.start, settings.stop_time);
     }
     const std::size_t every = output_every(o, compiled, info.adaptive ? 0.0 : settings.step);
-    const runtime::IntegrationStats stats = run_into(
-        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
+    const auto ran =
+        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
             return runtime::run(model, state, settings, observer);
         });
+    if (!ran) {
+        return stopped(r, compiled);
+    }
+    const runtime::IntegrationStats& stats = *ran;
     r.summary = fmt::format("{} with {}: t = {} to {}, {} steps{}, {} rows, {:.3f} s",
                             compiled.name(), info.name, r.start, r.stop, stats.steps,
                             info.adaptive ? fmt::format(" ({} rejected)", stats.rejected) : "",
@@ -389,7 +443,7 @@ void require_vibration(const CompiledModel& compiled, const std::string& method,
 
 // The multiscale runs' interval: --start/--stop or the annotation's StartTime/StopTime.
 void multiscale_interval(const SimulationSettings& o, const CompiledModel& compiled,
-                         SimulationResult& r, double& t_end) {
+                         SimulationStatistics& r, double& t_end) {
     r.start = o.start.value_or(compiled.number_setting("StartTime", 0.0));
     t_end = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
     r.stop = t_end;
@@ -427,9 +481,9 @@ double macro_step(const SimulationSettings& o, const CompiledModel& compiled, bo
 
 // HMM: a macro step H of the averaged motion; each averaged force from a micro-integration of
 // the model over a window of fast periods (docs/hmm.md).
-SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
-                         const runtime::Model& model, const std::string& method, std::ostream& out,
-                         const ProgressCallback& progress) {
+SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
+                             const runtime::Model& model, const std::string& method,
+                             const Output& output) {
     namespace ms = runtime::multiscale;
     require_vibration(compiled, method, "HMM averages over a vibration's fast period");
     ms::HmmOptions options;
@@ -440,7 +494,7 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
         ms::parse_filter_kind(o.filter.value_or(compiled.text_setting("filter", "simple")));
     require_positive("--window", o.window, "the filter window in fast periods");
     options.window_periods = o.window.value_or(compiled.number_setting("window", 0.0));
-    SimulationResult r;
+    SimulationStatistics r;
     r.method = method;
     multiscale_interval(o, compiled, r, options.t_end);
     options.macro_step = macro_step(o, compiled, false, 1.0 / 80, r.start, options.t_end);
@@ -473,10 +527,14 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
         options.solver.constraint_tolerance = *o.constraint_tol;
     }
     const std::size_t every = output_every(o, compiled, options.macro_step);
-    const ms::HmmStats stats = run_into(
-        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
+    const auto ran =
+        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
             return naming_period(o, [&] { return ms::run_hmm(model, state, options, observer); });
         });
+    if (!ran) {
+        return stopped(r, compiled);
+    }
+    const ms::HmmStats& stats = *ran;
     r.micro_steps = stats.micro_steps;
     const bool half = stats.half_window;
     r.summary = fmt::format(
@@ -491,9 +549,8 @@ SimulationResult run_hmm(const SimulationSettings& o, const CompiledModel& compi
 
 // Stroboscopic averaging: the averaged field from central differences of the period map of
 // micro-integrations that all start at phase theta(t0) (docs/stroboscopic.md).
-SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& compiled,
-                            const runtime::Model& model, std::ostream& out,
-                            const ProgressCallback& progress) {
+SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel& compiled,
+                                const runtime::Model& model, const Output& output) {
     namespace ms = runtime::multiscale;
     require_vibration(compiled, "strobo",
                       "stroboscopic averaging samples the motion once per fast period");
@@ -514,7 +571,7 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
             throw std::invalid_argument(fmt::format("--micro: {}", e.what()));
         }
     }
-    SimulationResult r;
+    SimulationStatistics r;
     r.method = "strobo";
     multiscale_interval(o, compiled, r, options.t_end);
     const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
@@ -535,11 +592,15 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
     require_positive("--period", o.period, "the common fast period");
     options.period = o.period.value_or(0.0); // (not an annotation key: the checker ignores it)
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
-    const ms::StroboscopicStats stats = run_into(
-        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
+    const auto ran =
+        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
             return naming_period(
                 o, [&] { return ms::run_stroboscopic(model, state, options, observer); });
         });
+    if (!ran) {
+        return stopped(r, compiled);
+    }
+    const ms::StroboscopicStats& stats = *ran;
     r.micro_steps = stats.micro_steps;
     r.summary = fmt::format(
         "{} with strobo (order {}, {} macro, {} micro): t = {} to {}, {} macro steps{}, {} "
@@ -563,14 +624,13 @@ SimulationResult run_strobo(const SimulationSettings& o, const CompiledModel& co
 
 // HMM for stiff springs: the slow motion from kernel averages of micro-integrations forwards
 // and backwards from the macro state (docs/stiff_hmm.md).
-SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel& compiled,
-                               const runtime::Model& model, std::ostream& out,
-                               const ProgressCallback& progress) {
+SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledModel& compiled,
+                                   const runtime::Model& model, const Output& output) {
     namespace ms = runtime::multiscale;
     ms::StiffHmmOptions options;
     options.macro = macro_integrator(o, compiled, ms::parse_stiff_macro);
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
-    SimulationResult r;
+    SimulationStatistics r;
     r.method = "hmm-stiff";
     multiscale_interval(o, compiled, r, options.t_end);
     options.macro_step = macro_step(o, compiled, adaptive, 1.0 / 32, r.start, options.t_end);
@@ -637,10 +697,14 @@ SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel&
         require_tolerances(options.rtol, options.atol, false);
     }
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
-    const ms::StiffHmmStats stats = run_into(
-        r, compiled, model, every, out, progress, [&](runtime::State& state, auto& observer) {
+    const auto ran =
+        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
             return ms::run_stiff_hmm(model, state, options, observer);
         });
+    if (!ran) {
+        return stopped(r, compiled);
+    }
+    const ms::StiffHmmStats& stats = *ran;
     r.micro_steps = stats.micro_steps;
     r.summary = fmt::format(
         "{} with hmm-stiff ({} macro, omega = {:g} from {}): t = {} to {}, {} macro steps "
@@ -655,186 +719,108 @@ SimulationResult run_stiff_hmm(const SimulationSettings& o, const CompiledModel&
 
 } // namespace
 
-CompileOptions compile_options(const SimulationSettings& settings) {
-    CompileOptions options;
-    if (settings.relax_constraints) {
-        // the spring constant is omega^2: a normal number, neither 0 nor inf
-        const double omega = *settings.relax_constraints;
-        if (!(omega > 0) || !std::isfinite(omega) || !std::isnormal(omega * omega)) {
-            throw std::invalid_argument(fmt::format(
-                "--relax-constraints: the frequency must be positive with omega^2 a finite "
-                "normal number, got {}",
-                number(omega)));
+NumericalFailure::NumericalFailure(const std::string& message, std::string kind, std::string method,
+                                   double time, std::string where, std::string detail)
+    : std::runtime_error(message), kind_(std::move(kind)), method_(std::move(method)), time_(time),
+      where_(std::move(where)), detail_(std::move(detail)) {}
+
+std::vector<double> SimulationResult::column(std::string_view name) const {
+    const auto& columns = layout.columns;
+    const auto found = std::find(columns.begin(), columns.end(), name);
+    if (found == columns.end()) {
+        throw std::invalid_argument(fmt::format("no column '{}' in the result; its columns are {}",
+                                                name, fmt::join(columns, ", ")));
+    }
+    const std::size_t c = static_cast<std::size_t>(found - columns.begin());
+    const std::size_t n = layout.positions, k = layout.states, m = layout.constraints;
+    const auto strided = [&](const std::vector<double>& matrix, std::size_t width, std::size_t j) {
+        std::vector<double> out(rows());
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            out[i] = matrix[i * width + j];
         }
-        options.relax_constraints = *settings.relax_constraints;
+        return out;
+    };
+    if (c == 0) {
+        return t;
     }
-    options.library_paths = settings.library_paths;
-    options.structural_parameters = settings.structural_parameters;
-    options.disk_cache = !settings.no_cache;
-    return options;
+    if (c < 1 + n) {
+        return strided(positions, n, c - 1);
+    }
+    if (c < 1 + 2 * n) {
+        return strided(velocities, n, c - 1 - n);
+    }
+    if (c < 1 + 2 * n + k) {
+        return strided(states, k, c - 1 - 2 * n);
+    }
+    std::size_t next = 1 + 2 * n + k;
+    if (layout.residuals) {
+        if (c < next + m) {
+            return strided(residuals, m, c - next);
+        }
+        next += m;
+    }
+    if (layout.multipliers && c < next + m) {
+        return strided(multipliers, m, c - next);
+    }
+    return energy;
 }
 
-std::pair<std::string, double> parse_assignment(const std::string& text) {
-    auto eq = text.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == text.size()) {
-        throw std::invalid_argument(
-            fmt::format("-p expects name=value (e.g. -p omega=1e6), got '{}'", text));
-    }
-    std::string name = text.substr(0, eq), value = text.substr(eq + 1);
-    // from_chars: subnormals (4e-320) are numbers; std::stod threw out_of_range for them
-    double parsed = 0;
-    const char* end = value.data() + value.size();
-    const auto [ptr, error] = std::from_chars(value.data(), end, parsed);
-    if (error != std::errc() || ptr != end) {
-        throw std::invalid_argument(fmt::format("-p {}: '{}' is not a number", name, value));
-    }
-    if (!std::isfinite(parsed)) {
-        throw std::invalid_argument(
-            fmt::format("-p {}: the value must be finite, got '{}'", name, value));
-    }
-    return {name, parsed};
+OutputLayout output_layout(const CompiledModel& compiled) {
+    const runtime::Model model = runtime_model(compiled);
+    const runtime::OutputRows rows(model);
+    OutputLayout layout;
+    layout.columns = rows.columns();
+    layout.positions = static_cast<std::size_t>(model.positions());
+    layout.states = static_cast<std::size_t>(model.states());
+    layout.constraints = static_cast<std::size_t>(model.constraints());
+    layout.residuals = rows.residuals();
+    layout.multipliers = rows.multipliers();
+    layout.energy = rows.energy();
+    return layout;
 }
 
-void validate_settings(const SimulationSettings& o) {
-    if (o.start && !std::isfinite(*o.start)) {
-        throw std::invalid_argument(
-            fmt::format("--start: the start time must be finite, got {}", number(*o.start)));
-    }
-    if (o.stop && !std::isfinite(*o.stop)) {
-        throw std::invalid_argument(
-            fmt::format("--stop: the stop time must be finite, got {}", number(*o.stop)));
-    }
-    // a relative tolerance of 1 accepts any step; 0 is pure absolute control (with --atol)
-    if (o.rtol && !(*o.rtol >= 0.0 && *o.rtol < 1.0)) {
-        throw std::invalid_argument(fmt::format(
-            "--rtol: the relative tolerance must lie in [0, 1), got {}", number(*o.rtol)));
-    }
-    // the error is measured in units of atol + rtol |y|: 0 divides by zero where y = 0
-    require_positive("--atol", o.atol, "the absolute tolerance");
-    if (o.rho_inf && !(*o.rho_inf >= 0.0 && *o.rho_inf <= 1.0)) {
-        throw std::invalid_argument(
-            fmt::format("--rho-inf: must lie in [0, 1], got {}", number(*o.rho_inf)));
-    }
-    require_positive("--constraint-tol", o.constraint_tol, "the constraint tolerance");
-    if (o.every && *o.every == 0) {
-        throw std::invalid_argument("--every: must be at least 1 (every row), got 0");
-    }
-    if (o.micro_steps_per_period && *o.micro_steps_per_period == 0) {
-        throw std::invalid_argument("--micro-steps-per-period: must be at least 1, got 0");
-    }
-    // a window shorter than one fast period averages nothing: hmm-stiff ran with --window
-    // 1e-300 and returned the unaveraged force
-    if (o.window && !(*o.window >= 1.0 && std::isfinite(*o.window))) {
-        throw std::invalid_argument(
-            fmt::format("--window: the averaging window must be at least one fast period, got {}",
-                        number(*o.window)));
-    }
-    require_positive("--macro-time", o.macro_time, "T_macro");
-    require_positive("--period", o.period, "the common fast period");
-    require_positive("--omega", o.omega, "the fast frequency");
-}
-
-SimulationResult simulate(const CompiledModel& compiled, const runtime::Model& model,
-                          const SimulationSettings& settings, std::ostream& out,
-                          const ProgressCallback& progress) {
+SimulationStatistics simulate(const CompiledModel& compiled, const SimulationSettings& settings,
+                              const RowObserver& rows, const StepObserver& steps) {
     validate_settings(settings);
-    std::string method = settings.method.value_or(compiled.text_setting("method", ""));
-    if (method == "strobo") {
-        return run_strobo(settings, compiled, model, out, progress);
+    const runtime::Model model = runtime_model(compiled);
+    const Output output{rows, steps};
+    const std::string method = settings.method.value_or(compiled.text_setting("method", ""));
+    try {
+        if (method == "strobo") {
+            return run_strobo(settings, compiled, model, output);
+        }
+        if (method == "hmm-stiff") {
+            return run_stiff_hmm(settings, compiled, model, output);
+        }
+        if (is_hmm(method)) {
+            return run_hmm(settings, compiled, model, method, output);
+        }
+        return run_classical(settings, compiled, model, method, output);
+    } catch (const runtime::NumericalFailure& e) {
+        throw NumericalFailure(e.what(), std::string(runtime::to_string(e.kind())), e.method(),
+                               e.time(), e.where(), e.detail());
     }
-    if (method == "hmm-stiff") {
-        return run_stiff_hmm(settings, compiled, model, out, progress);
-    }
-    if (is_hmm(method)) {
-        return run_hmm(settings, compiled, model, method, out, progress);
-    }
-    return run_classical(settings, compiled, model, method, out, progress);
 }
 
-void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
-    std::string method_help = "Integration method:";
-    for (const auto& m : runtime::methods()) {
-        method_help += fmt::format("\n  {:<10} {}", m.name, m.summary);
-    }
-    method_help += "\n  hmm        HMM for vibrated systems, Verlet macro and micro steps"
-                   "\n  hmm-shake  HMM, SHAKE macro and micro steps (constrained models)"
-                   "\n  hmm-rattle HMM, RATTLE macro, SHAKE micro steps (constrained models)"
-                   "\n  hmm-stiff  HMM for stiff springs: kernel-averaged forces, RK4 or DOPRI5 "
-                   "macro steps"
-                   "\n  strobo     stroboscopic averaging: the averaged field from differences "
-                   "of the period map";
-    cmd->add_option("-m,--method", o.method, method_help);
-    cmd->add_option("--library", o.library_paths,
-                    "A folder of component models (Pendulum -> DIR/Pendulum.mdl), searched after "
-                    "the model's own folder and before MDL_PATH; repeatable");
-    cmd->add_flag("--no-cache", o.no_cache,
-                  "Neither read nor write the code cache on disk (see mdl cache)");
-    cmd->add_option("--start", o.start, "Start time (default: the model's StartTime, or 0)");
-    cmd->add_option("--stop", o.stop, "Stop time (default: the model's StopTime, or 1)");
-    cmd->add_option("--step", o.step,
-                    "Step size; for dopri5 the output interval, for HMM and strobo the macro "
-                    "step H (default: the model's step)");
-    cmd->add_option("--rtol", o.rtol,
-                    "Relative tolerance of adaptive methods and of strobo's dopri5 macro "
-                    "(default 1e-6)");
-    cmd->add_option("--atol", o.atol, "Absolute tolerance of adaptive methods (default 1e-9)");
-    cmd->add_option("--rho-inf", o.rho_inf,
-                    "Spectral radius at infinity of generalized-alpha, in [0, 1] (default 0.9)");
-    cmd->add_option("--constraint-tol", o.constraint_tol,
-                    "Largest |g(q)| accepted by SHAKE/RATTLE and the constrained implicit "
-                    "methods, in the constraint's units (default 1e-12)");
-    cmd->add_option("--every", o.every,
-                    "Write every N-th step (and the last); default: the model's `every`, else "
-                    "its Interval in steps (adaptive methods: Interval is the output interval)");
-    const char* hmm = "HMM options (--method hmm, hmm-shake, hmm-rattle, hmm-stiff)";
-    cmd->add_option("--algorithm", o.algorithm,
-                    "async (Algorithm 2: micro-runs from rest at phase 0) or sync (Algorithm 1: "
-                    "from the enslaved velocity at the macro time); default async")
-        ->group(hmm);
-    cmd->add_option("--filter", o.filter,
-                    "simple (one period, K = 1/2) or exp (exponential kernel); default simple")
-        ->group(hmm);
-    cmd->add_option("--window", o.window,
-                    "Filter window in fast periods (default: 1 simple, 40 exp; hmm-stiff 20)")
-        ->group(hmm);
-    cmd->add_option("--micro-steps-per-period", o.micro_steps_per_period,
-                    "Micro steps per fast period (HMM default: T_macro/H, as the paper; "
-                    "hmm-stiff 6; strobo 10)")
-        ->group(hmm);
-    cmd->add_option("--macro-time", o.macro_time,
-                    "T_macro of the micro step h = (2 pi/omega) H/T_macro (default 1)")
-        ->group(hmm);
-    cmd->add_option("--period", o.period,
-                    "The vibrations' common fast period (default: found from their rates when "
-                    "they are commensurate; hmm and strobo refuse incommensurate rates)")
-        ->group(hmm);
-    const char* stiff = "Stiff HMM options (--method hmm-stiff)";
-    cmd->add_option("--omega", o.omega,
-                    "The fast frequency [rad/time] (default: the fastest spring marked `fast`, or "
-                    "the --relax-constraints frequency)")
-        ->group(stiff);
-    cmd->add_option("--reproject-every", o.reproject_every,
-                    "Re-project the macro state onto the slow manifold every T time units "
-                    "(default: never)")
-        ->group(stiff);
-    cmd->add_option("--relax-constraints", o.relax_constraints,
-                    "Compile each constraint g(q) = 0 as a stiff spring of frequency OMEGA, so a "
-                    "constrained model runs with hmm-stiff or any ODE method")
-        ->group(stiff);
-    const char* strobo = "Stroboscopic averaging options (--method strobo, --macro also hmm-stiff)";
-    cmd->add_option("--order", o.order,
-                    "Central differences of the period map of order 2 or 4 (default 4)")
-        ->group(strobo);
-    cmd->add_option("--macro", o.macro,
-                    "Macro-integrator of strobo and hmm-stiff: rk4 (fixed step --step) or dopri5 "
-                    "(adaptive, --rtol/--atol, hmm-stiff default 1e-3/1e-6; --step is then the "
-                    "output interval); default rk4")
-        ->group(strobo);
-    cmd->add_option("--micro", o.micro,
-                    "Micro-integrator of the period map: rk4, verlet, or herk3 (half-explicit "
-                    "Runge-Kutta of order 3 for constrained models); default auto: herk3 with "
-                    "constraints, else rk4")
-        ->group(strobo);
+SimulationResult simulate(const CompiledModel& compiled, const SimulationSettings& settings) {
+    SimulationResult result;
+    result.layout = output_layout(compiled);
+    const auto append = [](std::vector<double>& to, std::span<const double> values) {
+        to.insert(to.end(), values.begin(), values.end());
+    };
+    result.statistics = simulate(compiled, settings, [&](const OutputRow& row) {
+        result.t.push_back(row.t);
+        append(result.positions, row.positions);
+        append(result.velocities, row.velocities);
+        append(result.states, row.states);
+        append(result.residuals, row.residuals);
+        append(result.multipliers, row.multipliers);
+        if (row.energy) {
+            result.energy.push_back(*row.energy);
+        }
+        return true;
+    });
+    return result;
 }
 
-} // namespace mdl::cli
+} // namespace mdl

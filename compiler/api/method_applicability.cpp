@@ -1,11 +1,11 @@
-#include "method_applicability.hpp"
+#include "compiler/api/method_applicability.hpp"
 
+#include "compiler/api/runtime_view.hpp"
 #include "runtime/multiscale/applicability.hpp"
-#include "simulation_setup.hpp"
 
 #include <fmt/format.h>
 
-namespace mdl::cli {
+namespace mdl {
 
 namespace ms = runtime::multiscale;
 
@@ -68,4 +68,4 @@ std::vector<MethodVerdict> multiscale_verdicts(const CompiledModel& compiled) {
     return out;
 }
 
-} // namespace mdl::cli
+} // namespace mdl

@@ -1,6 +1,6 @@
-#include "simulation_setup.hpp"
+#include "compiler/api/runtime_view.hpp"
 
-namespace mdl::cli {
+namespace mdl {
 
 runtime::Model runtime_model(const CompiledModel& compiled) {
     return runtime::Model(
@@ -21,4 +21,4 @@ runtime::State initial_state(const CompiledModel& compiled, const runtime::Model
     return state;
 }
 
-} // namespace mdl::cli
+} // namespace mdl

@@ -1,4 +1,4 @@
-#include "runtime/multiscale/reproduce_stiff.hpp"
+#include "reproduce/reproduce_stiff.hpp"
 
 #include "runtime/integrators/dopri5.hpp"
 

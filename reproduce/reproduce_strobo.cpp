@@ -1,4 +1,4 @@
-#include "runtime/multiscale/reproduce_strobo.hpp"
+#include "reproduce/reproduce_strobo.hpp"
 
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/dopri5.hpp"

@@ -1,4 +1,4 @@
-#include "runtime/multiscale/reproduce_hmm.hpp"
+#include "reproduce/reproduce_hmm.hpp"
 
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/dopri5.hpp"

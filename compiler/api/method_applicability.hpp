@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl {
 
 struct MethodVerdict {
     std::string method; // "hmm", "strobo", ...
@@ -18,4 +18,4 @@ struct MethodVerdict {
 // hmm-stiff with the model's own settings (its experiment annotation).
 std::vector<MethodVerdict> multiscale_verdicts(const CompiledModel& compiled);
 
-} // namespace mdl::cli
+} // namespace mdl

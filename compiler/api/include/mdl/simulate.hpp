@@ -1,0 +1,118 @@
+// Simulation of a compiled model with any method of `mdl run` (classical integrators, HMM,
+// stroboscopic averaging, stiff HMM), in-process: the same code the command line runs, so a
+// host gets the numbers `mdl run` writes, bit for bit.
+//
+//     mdl::CompiledModel model = mdl::compile_file("models/kapitza.mdl");
+//     mdl::SimulationSettings s;
+//     s.method = "hmm";
+//     s.stop = 1.0;
+//     s.step = 1.0 / 80;
+//     mdl::SimulationResult r = mdl::simulate(model, s);
+//     r.t[i], r.positions[i * r.sizes.positions + j], r.statistics.force_evaluations
+//
+// Errors: std::invalid_argument for bad settings (the message names the option as `mdl run`
+// does: "--step: ..."); mdl::NumericalFailure when the integration fails (time, variable or
+// constraint, method). Nothing here calls exit().
+#pragma once
+
+#include "mdl/compiled_model.hpp"
+#include "mdl/simulation_settings.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mdl {
+
+// A numerical failure of the integration: what went wrong ("non-finite value", "step size
+// underflow", ...), at which time, in which variable or constraint, in which method. what()
+// is the message `mdl run` prints after "mdl: error: ".
+class NumericalFailure : public std::runtime_error {
+public:
+    NumericalFailure(const std::string& message, std::string kind, std::string method, double time,
+                     std::string where, std::string detail);
+    const std::string& kind() const { return kind_; }
+    const std::string& method() const { return method_; }
+    double time() const { return time_; }
+    const std::string& where() const { return where_; } // "der(q)", "constraint 'rod'"; or ""
+    const std::string& detail() const { return detail_; }
+
+private:
+    std::string kind_, method_;
+    double time_;
+    std::string where_, detail_;
+};
+
+// What a run cost and how it was set up.
+struct SimulationStatistics {
+    std::string method; // as run: "verlet", "hmm-shake", "strobo", ...
+    double start = 0.0, stop = 0.0;
+    std::size_t steps = 0;       // (macro) steps taken
+    std::size_t rejected = 0;    // adaptive methods
+    std::size_t micro_steps = 0; // multiscale methods
+    std::size_t force_evaluations = 0;
+    std::size_t rows = 0; // output rows
+    double seconds = 0.0; // wall time of the integration
+    bool stopped = false; // ended early by the observer (the last row is where it stopped)
+    std::string summary;  // one line, as `mdl run` prints it: method, settings and cost
+};
+
+// The layout of an output row: the columns of `mdl run`'s CSV, in its order:
+//   time, <positions>, der(<positions>), <states>, residual(<constraint>)...,
+//   lambda(<constraint>)..., energy
+// (residuals and multipliers when the model has constraints, energy when it is conservative).
+struct OutputLayout {
+    std::vector<std::string> columns;
+    std::size_t positions = 0, states = 0, constraints = 0;
+    bool residuals = false, multipliers = false, energy = false;
+};
+
+// One output row as the observer sees it; the spans are valid during the call only.
+struct OutputRow {
+    double t = 0.0;
+    std::span<const double> positions, velocities, states, residuals, multipliers;
+    std::optional<double> energy;
+    std::span<const double> values; // the whole row, in the layout's column order
+};
+
+// Called with each output row; return false to stop the run there (statistics.stopped).
+using RowObserver = std::function<bool(const OutputRow& row)>;
+// Called with the time of each integrator state (also those --every skips), for progress
+// bars and cancellation; return false to stop the run there (the state becomes the last row).
+using StepObserver = std::function<bool(double t)>;
+
+// The whole trajectory, row by row: row i of a matrix is at [i * width, (i + 1) * width).
+struct SimulationResult {
+    OutputLayout layout;
+    std::vector<double> t;
+    std::vector<double> positions;   // rows x layout.positions
+    std::vector<double> velocities;  // rows x layout.positions
+    std::vector<double> states;      // rows x layout.states
+    std::vector<double> residuals;   // rows x layout.constraints, or empty
+    std::vector<double> multipliers; // rows x layout.constraints, or empty
+    std::vector<double> energy;      // rows, or empty
+    SimulationStatistics statistics;
+
+    std::size_t rows() const { return t.size(); }
+    // A column by its CSV name ("time", "q", "der(q)", "lambda(rod)", "energy"): rows values.
+    // std::invalid_argument for a name not in the layout.
+    std::vector<double> column(std::string_view name) const;
+};
+
+// The layout of the rows a run of `model` with `settings` writes.
+OutputLayout output_layout(const CompiledModel& model);
+
+// Runs `model` with its current parameters and `settings`; every row into the result.
+SimulationResult simulate(const CompiledModel& model, const SimulationSettings& settings = {});
+
+// The streaming form: each row to `rows` as it is computed (nothing kept), each state's time
+// to `steps` (either may be empty). Returns the statistics. Rows written before a
+// NumericalFailure stay valid: the observer has seen the trajectory up to the failure.
+SimulationStatistics simulate(const CompiledModel& model, const SimulationSettings& settings,
+                              const RowObserver& rows, const StepObserver& steps = {});
+
+} // namespace mdl

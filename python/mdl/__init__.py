@@ -1,0 +1,265 @@
+"""mdl: compile models of mechanical systems with fast vibrations and simulate them.
+
+A model written in the .mdl language is compiled to native kernels in-process; it is then
+simulated with any method of ``mdl run`` (classical integrators, HMM, stroboscopic averaging,
+stiff HMM) by the same library code, so the numbers equal the command line's bit for bit::
+
+    import mdl
+    m = mdl.compile_file("models/kapitza.mdl")       # or mdl.compile(source_text)
+    m.parameters["omega"] = 1e4
+    r = m.simulate(method="hmm", stop=1.0, step=1/80)
+    r.t, r["q"], r.stats.force_evaluations
+    f = m.force(0.0, q, v)                            # kernels on NumPy arrays
+    s = mdl.sweep(m, {"omega": [1e3, 1e4]}, method="hmm", stop=1.0)
+
+Errors: ``mdl.CompileError`` (the clang-style report in ``.report``), ``mdl.NumericalFailure``
+(``.time``, ``.variable``, ``.method``), ``ValueError`` for a bad option (the message names
+it as ``mdl run`` does: "--step: ..."). The GIL is released while a model compiles or
+simulates, so threads run simulations in parallel. See docs/python.md.
+"""
+
+import itertools
+from concurrent.futures import ThreadPoolExecutor
+from collections.abc import MutableMapping
+
+# NumPy is imported here, in the importing thread: its first import from a sweep's worker
+# thread (when _mdl makes the first array) deadlocked against the pool starting its threads.
+import numpy
+
+from . import _mdl
+
+__all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "sweep", "SweepRun",
+           "CompileError", "NumericalFailure", "options"]
+
+
+class CompileError(Exception):
+    """The model could not be compiled.
+
+    ``report`` is the full clang-style report (``file:line:col: error: ...``, the source line,
+    a caret); ``messages`` one entry per diagnostic."""
+    report = ""
+    messages = []
+
+
+class NumericalFailure(RuntimeError):
+    """The integration failed: ``kind`` ("non-finite value", "step size underflow", ...) at
+    ``time`` in ``variable`` (a variable or constraint, or "") with ``method``; ``detail``
+    gives the numbers and the usual remedy. ``str()`` is the message ``mdl run`` prints."""
+    time = float("nan")
+    method = ""
+    variable = ""
+    kind = ""
+    detail = ""
+
+
+_mdl._register_exceptions(CompileError, NumericalFailure)
+
+Statistics = _mdl.Statistics
+
+
+def options():
+    """The simulation options ``Model.simulate`` takes, as ``mdl run`` names its flags
+    (with ``_`` for ``-``): method, stop, step, rtol, micro_steps_per_period, ..."""
+    return [name.replace("-", "_") for name in _mdl._setting_names()]
+
+
+class Parameters(MutableMapping):
+    """The model's parameters by name; setting one recomputes those defined from it (no
+    recompilation). Integer parameters are fixed when compiling (``parameters=`` of
+    ``compile_file``)."""
+
+    def __init__(self, model):
+        self._model = model
+
+    def __getitem__(self, name):
+        if name not in self._model.parameter_names:
+            raise KeyError(name)
+        return self._model.parameter(name)
+
+    def __setitem__(self, name, value):
+        self._model.set_parameter(name, float(value))
+
+    def __delitem__(self, name):
+        raise TypeError("a model's parameters cannot be removed; reset() restores the defaults")
+
+    def __iter__(self):
+        return iter(self._model.parameter_names)
+
+    def __len__(self):
+        return len(self._model.parameter_names)
+
+    def reset(self):
+        """Back to the model's defaults."""
+        self._model.reset_parameters()
+
+    def __repr__(self):
+        return "{" + ", ".join(f"{k!r}: {v!r}" for k, v in self.items()) + "}"
+
+
+class Result:
+    """A simulated trajectory: one row per output state, the columns of ``mdl run``'s CSV.
+
+    ``t`` (rows), ``positions``, ``velocities`` (rows x n), ``states`` (rows x k),
+    ``residuals``, ``multipliers`` (rows x m, or None without constraints), ``energy`` (rows,
+    or None) are NumPy arrays; ``r["q"]``, ``r["der(q)"]``, ``r["lambda(rod)"]`` a column by
+    its CSV name; ``columns`` their names; ``stats`` the cost (steps, force_evaluations, ...);
+    ``to_dict()`` the columns by name (``pandas.DataFrame(r.to_dict())``)."""
+
+    def __init__(self, native):
+        self.columns = native.columns
+        self.stats = native.stats
+        arrays = native._take()
+        self.t = arrays["t"]
+        self.positions = arrays["positions"]
+        self.velocities = arrays["velocities"]
+        self.states = arrays["states"]
+        self.residuals = arrays["residuals"]
+        self.multipliers = arrays["multipliers"]
+        self.energy = arrays["energy"]
+
+    def __len__(self):
+        return len(self.t)
+
+    def _blocks(self):
+        yield self.t.reshape(-1, 1)
+        for block in (self.positions, self.velocities, self.states, self.residuals,
+                      self.multipliers):
+            if block is not None:
+                yield block
+        if self.energy is not None:
+            yield self.energy.reshape(-1, 1)
+
+    def __getitem__(self, name):
+        if name not in self.columns:
+            raise KeyError(f"no column {name!r}; the columns are {', '.join(self.columns)}")
+        index = self.columns.index(name)
+        for block in self._blocks():
+            if index < block.shape[1]:
+                return block[:, index]
+            index -= block.shape[1]
+        raise KeyError(name)
+
+    def to_dict(self):
+        """The columns by their CSV names, each a NumPy array (views, no copies)."""
+        return {name: self[name] for name in self.columns}
+
+    def __repr__(self):
+        return f"<mdl.Result: {len(self)} rows, columns {self.columns}; {self.stats.summary}>"
+
+
+class Model:
+    """A compiled model: names, parameters, start values, kernels and simulate()."""
+
+    def __init__(self, native):
+        self._native = native
+        self.parameters = Parameters(native)
+
+    name = property(lambda self: self._native.name)
+    position_names = property(lambda self: self._native.position_names)
+    velocity_names = property(lambda self: self._native.velocity_names)
+    state_names = property(lambda self: self._native.state_names)
+    constraint_names = property(lambda self: self._native.constraint_names)
+    vibration_names = property(lambda self: self._native.vibration_names)
+
+    def start(self):
+        """The start values (q, v, x) with the current parameters, as NumPy arrays."""
+        return self._native.start()
+
+    def phases(self, t):
+        """The vibrations' phases theta_i(t)."""
+        return self._native.phases(t)
+
+    def force(self, t, q, v, x=None):
+        """f(t, q, v, x, theta(t)): the applied forces, without constraint forces."""
+        return self._native.kernel("force", t, q, v, x)
+
+    def potential(self, t, q):
+        """The potential energy U(t, q) (a 1-element array)."""
+        return self._native.kernel("potential", t, q)
+
+    def constraint(self, q):
+        """The constraints' residuals g(q)."""
+        return self._native.kernel("constraint", 0.0, q)
+
+    def constraint_jacobian(self, q):
+        """G = dg/dq, m x n."""
+        g = self._native.kernel("constraint_jacobian", 0.0, q)
+        return g.reshape(len(self.constraint_names), len(self.position_names))
+
+    def mass_matrix(self, q):
+        """M(q), n x n."""
+        n = len(self.position_names)
+        return self._native.kernel("mass_matrix", 0.0, q).reshape(n, n)
+
+    def rates(self, t, q, v, x):
+        """x' of the first-order states."""
+        return self._native.kernel("rates", t, q, v, x)
+
+    def with_parameters(self, **parameters):
+        """A model with these parameters set, sharing this one's compiled code."""
+        return Model(self._native.with_parameters(parameters))
+
+    def simulate(self, method=None, **options):
+        """Simulates the model with its current parameters and returns a ``Result``.
+
+        ``method`` and the options are those of ``mdl run`` (``mdl.options()`` lists them,
+        with ``_`` for ``-``): ``stop``, ``step``, ``start``, ``rtol``, ``atol``, ``every``,
+        ``algorithm``, ``filter``, ``window``, ``micro_steps_per_period``, ``macro_time``,
+        ``period``, ``order``, ``macro``, ``micro``, ``omega``, ``reproject_every``, ... An
+        option left out (or None) falls back to the model's annotation, then to the method's
+        default. Raises ``ValueError`` for a bad option and ``NumericalFailure`` when the
+        integration fails. The GIL is released while it runs."""
+        return Result(self._native.simulate(method=method, **options))
+
+    def __repr__(self):
+        return f"<mdl.Model {self.name!r}: positions {self.position_names}>"
+
+
+def compile_file(path, parameters=None, library=(), no_cache=False):
+    """Compiles a .mdl file. ``parameters``: values by name, Integer ones (array sizes) fixing
+    the structure as ``mdl run -p`` does, the others set after compiling; ``library``:
+    folders of component models; ``no_cache``: not the code cache on disk. Raises
+    ``CompileError``."""
+    return Model(_mdl._compile_file(str(path), dict(parameters or {}), list(library), no_cache))
+
+
+def compile(source, name="<model>", parameters=None, library=(), no_cache=False):
+    """Compiles model source text (``name`` appears in diagnostics); as ``compile_file``."""
+    return Model(_mdl._compile(source, name, dict(parameters or {}), list(library), no_cache))
+
+
+class SweepRun:
+    """One point of a sweep: ``parameters`` (name -> value), and ``result`` (a Result) or
+    ``error`` (the exception: NumericalFailure, ValueError)."""
+
+    def __init__(self, index, parameters, result=None, error=None):
+        self.index = index
+        self.parameters = parameters
+        self.result = result
+        self.error = error
+
+    def __repr__(self):
+        status = "ok" if self.error is None else f"{type(self.error).__name__}: {self.error}"
+        return f"<mdl.SweepRun {self.index} {self.parameters}: {status}>"
+
+
+def sweep(model, grid, jobs=None, method=None, **options):
+    """Runs the Cartesian product of the parameter values in ``grid`` (name -> values) with
+    one compiled model, each point with its own parameters (no recompilation), on ``jobs``
+    threads (default: one per core), as ``mdl sweep`` does: points numbered in its order (the
+    first parameter varies slowest). Returns the list of ``SweepRun``; a point that fails
+    carries its exception instead of a result."""
+    names = list(grid)
+    points = [dict(zip(names, (float(v) for v in values)))
+              for values in itertools.product(*(list(grid[name]) for name in names))]
+
+    def run(index):
+        point = points[index]
+        try:
+            result = model.with_parameters(**point).simulate(method=method, **options)
+            return SweepRun(index, point, result=result)
+        except (NumericalFailure, ValueError) as error:
+            return SweepRun(index, point, error=error)
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(run, range(len(points))))

@@ -1,0 +1,269 @@
+// mdl::simulate (mdl/simulate.hpp) against `mdl run`: the same settings give the same numbers
+// to the last bit (the CSV holds the shortest text that reads back to the same double, read
+// here with std::from_chars), the same messages for bad settings and numerical failures, and
+// an observer that stops a run where it asks.
+#include "mdl/compiled_model.hpp"
+#include "mdl/simulate.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <bit>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string model_path(const std::string& file) {
+    return std::string(MDL_SOURCE_DIR) + "/models/" + file;
+}
+
+struct CliRun {
+    std::vector<std::string> columns;
+    std::vector<std::vector<double>> rows;
+    std::string errors; // standard error
+    int status = 0;
+};
+
+std::vector<std::string> split(const std::string& line) {
+    std::vector<std::string> fields;
+    std::stringstream in(line);
+    for (std::string field; std::getline(in, field, ',');) {
+        fields.push_back(field);
+    }
+    return fields;
+}
+
+// `mdl run MODEL ARGS -q` with its CSV read back exactly.
+CliRun run_cli(const std::string& model, const std::string& args) {
+    const auto dir = std::filesystem::temp_directory_path();
+    const std::string csv = (dir / ("mdl-simulate-test-" + std::to_string(::getpid()) + ".csv"));
+    const std::string err = csv + ".err";
+    const std::string command = std::string(MDL_BINARY_DIR) + "/cli/mdl run " +
+                                model_path(model) + " " + args + " -q -o " + csv + " 2>" + err;
+    CliRun run;
+    run.status = WEXITSTATUS(std::system(command.c_str()));
+    std::ifstream errors(err);
+    run.errors.assign(std::istreambuf_iterator<char>(errors), {});
+    std::ifstream in(csv);
+    std::string line;
+    if (std::getline(in, line)) {
+        run.columns = split(line);
+    }
+    while (std::getline(in, line)) {
+        std::vector<double> row;
+        for (const std::string& field : split(line)) {
+            double value = 0;
+            std::from_chars(field.data(), field.data() + field.size(), value);
+            row.push_back(value);
+        }
+        run.rows.push_back(row);
+    }
+    std::filesystem::remove(csv);
+    std::filesystem::remove(err);
+    return run;
+}
+
+// The API's rows in the CSV's column order.
+std::vector<std::vector<double>> rows_of(const mdl::SimulationResult& r) {
+    const auto& l = r.layout;
+    std::vector<std::vector<double>> rows(r.rows());
+    for (std::size_t i = 0; i < r.rows(); ++i) {
+        auto& row = rows[i];
+        row.push_back(r.t[i]);
+        const auto append = [&](const std::vector<double>& m, std::size_t width) {
+            for (std::size_t j = 0; j < width; ++j) {
+                row.push_back(m[i * width + j]);
+            }
+        };
+        append(r.positions, l.positions);
+        append(r.velocities, l.positions);
+        append(r.states, l.states);
+        if (l.residuals) {
+            append(r.residuals, l.constraints);
+        }
+        if (l.multipliers) {
+            append(r.multipliers, l.constraints);
+        }
+        if (l.energy) {
+            row.push_back(r.energy[i]);
+        }
+    }
+    return rows;
+}
+
+// Equal bit for bit (also the sign of a zero).
+bool identical(const std::vector<std::vector<double>>& a,
+               const std::vector<std::vector<double>>& b) {
+    if (a.size() != b.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].size() != b[i].size()) {
+            return false;
+        }
+        for (std::size_t j = 0; j < a[i].size(); ++j) {
+            if (std::bit_cast<std::uint64_t>(a[i][j]) != std::bit_cast<std::uint64_t>(b[i][j])) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void check_same_as_cli(const std::string& model, const std::string& args,
+                       const mdl::SimulationSettings& settings) {
+    INFO("mdl run " << model << " " << args);
+    const CliRun cli = run_cli(model, args);
+    REQUIRE(cli.status == 0);
+    const mdl::CompiledModel compiled = mdl::compile_file(model_path(model));
+    const mdl::SimulationResult r = mdl::simulate(compiled, settings);
+    CHECK(r.layout.columns == cli.columns);
+    CHECK(r.rows() > 2);
+    CHECK(r.statistics.rows == r.rows());
+    CHECK(identical(rows_of(r), cli.rows));
+}
+
+} // namespace
+
+TEST_CASE("simulate: HMM on the Kapitza pendulum equals mdl run bit for bit", "[simulate]") {
+    mdl::SimulationSettings s;
+    s.method = "hmm";
+    s.stop = 1.0;
+    s.step = 1.0 / 80;
+    check_same_as_cli("kapitza.mdl", "--method hmm --stop 1 --step 0.0125", s);
+}
+
+TEST_CASE("simulate: classical methods with the model's annotation equal mdl run",
+          "[simulate]") {
+    mdl::SimulationSettings verlet; // pendulum.mdl: verlet, step 1e-3, Interval 0.01
+    verlet.stop = 2.0;
+    check_same_as_cli("pendulum.mdl", "--stop 2", verlet);
+    mdl::SimulationSettings dopri5;
+    dopri5.method = "dopri5";
+    dopri5.stop = 2.0;
+    dopri5.rtol = 1e-8;
+    dopri5.step = 0.05;
+    check_same_as_cli("pendulum.mdl", "--method dopri5 --stop 2 --rtol 1e-8 --step 0.05", dopri5);
+}
+
+TEST_CASE("simulate: constrained RATTLE (residuals, multipliers) equals mdl run", "[simulate]") {
+    mdl::SimulationSettings s; // two_pendulums.mdl: rattle, step 1e-4
+    s.stop = 0.05;
+    s.every = 10;
+    const mdl::CompiledModel compiled = mdl::compile_file(model_path("two_pendulums.mdl"));
+    REQUIRE(compiled.sizes().constraints > 0);
+    check_same_as_cli("two_pendulums.mdl", "--stop 0.05 --every 10", s);
+}
+
+TEST_CASE("simulate: strobo and hmm-stiff equal mdl run", "[simulate]") {
+    mdl::SimulationSettings strobo;
+    strobo.method = "strobo";
+    strobo.stop = 0.5;
+    strobo.order = 2;
+    check_same_as_cli("kapitza.mdl", "--method strobo --stop 0.5 --order 2", strobo);
+    mdl::SimulationSettings stiff; // stiff_springs.mdl: hmm-stiff, rk4 macro, H = 1/32
+    stiff.stop = 0.5;
+    check_same_as_cli("stiff_springs.mdl", "--stop 0.5", stiff);
+}
+
+TEST_CASE("simulate: bad settings give mdl run's message", "[simulate]") {
+    const mdl::CompiledModel compiled = mdl::compile_file(model_path("kapitza.mdl"));
+    const auto message_of = [&](const mdl::SimulationSettings& s) {
+        try {
+            mdl::simulate(compiled, s);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    mdl::SimulationSettings step;
+    step.step = 0.3; // not a whole number of macro steps in [0, 1]
+    CliRun cli = run_cli("kapitza.mdl", "--step 0.3");
+    CHECK(cli.status == 2);
+    CHECK(cli.errors == "mdl run: error: " + message_of(step) + "\n");
+    mdl::SimulationSettings filter;
+    filter.filter = "gauss";
+    cli = run_cli("kapitza.mdl", "--filter gauss");
+    CHECK(cli.status == 2);
+    CHECK(cli.errors == "mdl run: error: " + message_of(filter) + "\n");
+    mdl::SimulationSettings rtol;
+    rtol.rtol = 2.0;
+    CHECK(message_of(rtol) == "--rtol: the relative tolerance must lie in [0, 1), got 2");
+}
+
+TEST_CASE("simulate: a numerical failure names time, variable and method as mdl run does",
+          "[simulate]") {
+    // Verlet on the oscillator (omega = 1) with h = 3 > 2/omega: |q| grows by ~7 per step
+    // and overflows to infinity.
+    const mdl::CompiledModel compiled = mdl::compile_file(model_path("harmonic_oscillator.mdl"));
+    mdl::SimulationSettings s;
+    s.method = "verlet";
+    s.step = 3.0;
+    s.stop = 3000.0;
+    const CliRun cli = run_cli("harmonic_oscillator.mdl", "--method verlet --step 3 --stop 3000");
+    CHECK(cli.status == 3);
+    try {
+        mdl::simulate(compiled, s);
+        FAIL("no numerical failure");
+    } catch (const mdl::NumericalFailure& e) {
+        CHECK(cli.errors == "mdl: error: " + std::string(e.what()) + "\n");
+        CHECK(e.method() == "verlet");
+        CHECK(e.time() > 0.0);
+        CHECK(e.time() < 3000.0);
+        CHECK(!e.where().empty());
+        CHECK(e.kind() == "non-finite value");
+    }
+}
+
+TEST_CASE("simulate: the streaming form hands each row over and stops where asked",
+          "[simulate]") {
+    const mdl::CompiledModel compiled = mdl::compile_file(model_path("pendulum.mdl"));
+    mdl::SimulationSettings s;
+    s.stop = 1.0;
+    s.every = 1;
+    std::vector<double> times;
+    const mdl::SimulationStatistics stats =
+        mdl::simulate(compiled, s, [&](const mdl::OutputRow& row) {
+            times.push_back(row.t);
+            CHECK(row.positions.size() == 1);
+            CHECK(row.energy.has_value());
+            return times.size() < 5;
+        });
+    CHECK(stats.stopped);
+    REQUIRE(times.size() == 5);
+    CHECK(times.back() == Approx(4e-3).epsilon(1e-12));
+    CHECK(stats.rows == 5);
+    // a step observer stops too: the state it stopped at is the last row (also one --every
+    // skips)
+    s.every = 100;
+    std::size_t states = 0, rows = 0;
+    double last = 0.0;
+    const mdl::SimulationStatistics by_steps = mdl::simulate(
+        compiled, s,
+        [&](const mdl::OutputRow& row) {
+            ++rows;
+            last = row.t;
+            return true;
+        },
+        [&](double) { return ++states < 150; });
+    CHECK(by_steps.stopped);
+    CHECK(rows == 3); // the states 0 and 100, then 149 where it stopped
+    CHECK(last == Approx(0.149).epsilon(1e-12));
+}
+
+TEST_CASE("simulate: a result's columns by their CSV names", "[simulate]") {
+    const mdl::CompiledModel compiled = mdl::compile_file(model_path("pendulum.mdl"));
+    mdl::SimulationSettings s;
+    s.stop = 0.1;
+    const mdl::SimulationResult r = mdl::simulate(compiled, s);
+    CHECK(r.column("time") == r.t);
+    CHECK(r.column("phi") == r.positions);
+    CHECK(r.column("energy") == r.energy);
+    CHECK_THROWS_WITH(r.column("psi"), Catch::Contains("no column 'psi'"));
+}
