@@ -330,6 +330,13 @@ std::vector<double> CompiledModel::start_velocities() const {
     }
     return out;
 }
+std::vector<bool> CompiledModel::start_fixed() const {
+    std::vector<bool> out;
+    for (const auto& p : state_->checked.positions) {
+        out.push_back(p.fixed);
+    }
+    return out;
+}
 std::vector<double> CompiledModel::start_states() const {
     std::vector<double> out;
     for (const auto& s : state_->checked.states) {

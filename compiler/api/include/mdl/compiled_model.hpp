@@ -129,6 +129,9 @@ public:
     std::vector<double> start_positions() const;
     std::vector<double> start_velocities() const;
     std::vector<double> start_states() const;
+    // Per position: its start value is marked `fixed = true` (kept by consistent
+    // initialization, runtime/consistent_start.hpp).
+    std::vector<bool> start_fixed() const;
     // The vibrations' phases theta_i(t) = omega_i t + c_i and their rates omega_i.
     std::vector<double> phases(double t) const;
     std::vector<double> phase_rates() const;
