@@ -8,7 +8,6 @@
 #include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
 #include "progress_bar.hpp"
-#include "runtime/consistent_start.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
 #include "simulation.hpp"
@@ -131,9 +130,6 @@ std::function<int()> add_run_command(CLI::App& app) {
             return run(*o);
         } catch (const CompileError& e) {
             std::cerr << e.what();
-            return exit_status::model_error;
-        } catch (const runtime::InconsistentStart& e) {
-            std::cerr << fmt::format("{}: error: {}\n", o->file, e.what());
             return exit_status::model_error;
         } catch (const runtime::NumericalFailure& e) {
             std::cerr << fmt::format("mdl: error: {}\n", e.what());

@@ -103,6 +103,8 @@ public:
     const std::vector<std::string>& velocity_names() const; // "der(q)", "b1.vx"
     const std::vector<std::string>& state_names() const;
     const std::vector<std::string>& constraint_names() const;
+    // "file:line:col" of each constraint's declaration (a joint's constraints: the joint).
+    const std::vector<std::string>& constraint_locations() const;
     const std::vector<std::string>& vibration_names() const;
     const std::vector<std::string>& parameter_names() const;
 
