@@ -275,9 +275,10 @@ private:
     struct JointEnd {
         std::string name;
         std::array<ExprPtr, 2> position;
-        ExprPtr angle;       // phi of a rigid body (itself or the body a point is fixed on)
-        ExprPtr angle_start; // its start value
-        int body = -1;       // the body it moves with, -1 for an anchor
+        ExprPtr angle;        // phi of a rigid body (itself or the body a point is fixed on)
+        ExprPtr angle_start;  // its start value
+        int body = -1;        // the body it moves with, -1 for an anchor
+        bool oriented = true; // has an angle: a rigid body or its point, or the ground (0)
     };
     std::optional<JointEnd> joint_end(const ast::Component& c, const ast::Expr& e);
 

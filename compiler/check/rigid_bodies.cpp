@@ -221,6 +221,7 @@ std::optional<Checker::JointEnd> Checker::joint_end(const ast::Component& c, con
         }
         end.body = static_cast<int>(it->second.index);
         angle_of(b);
+        end.oriented = b.rotation >= 0; // a point mass has no orientation
         return end;
     }
     case NameKind::anchor: {
@@ -288,15 +289,18 @@ void Checker::check_joint(const ast::Component& c) {
     auto constraint = [&](const char* suffix, ExprPtr residual) {
         out_.constraints.push_back({c.name.text + "." + suffix, std::move(residual), at});
     };
-    // The relative angle phi_B - phi_A (an anchor or a point mass does not turn: angle 0),
-    // held at `angle`, by default its start value.
+    // The relative angle phi_B - phi_A (an anchor is the ground: angle 0), held at `angle`, by
+    // default its start value. A point mass has no orientation to hold.
     auto fix_rotation = [&]() {
-        if (!a->angle && !b->angle) {
-            d_.error(c.name.range,
-                     fmt::format("{} '{}' fixes the relative rotation of '{}' and '{}', and "
-                                 "neither turns; join a point of a rigid body",
-                                 kind, c.name.text, a->name, b->name));
-            return;
+        for (const JointEnd* e : {&*a, &*b}) {
+            if (!e->oriented) {
+                d_.error(c.name.range,
+                         fmt::format("{} '{}' fixes the relative rotation of its ends, and '{}' "
+                                     "is a point mass without an orientation; join a rigid "
+                                     "body, a point of one, or an anchor",
+                                     kind, c.name.text, e->name));
+                return;
+            }
         }
         const ExprPtr relative = !a->angle   ? b->angle
                                  : !b->angle ? negate(a->angle, at)
@@ -340,8 +344,8 @@ void Checker::check_joint(const ast::Component& c) {
     ExprPtr across = add(mul(sub(b->position[0], a->position[0], at), normal[0], at),
                          mul(sub(b->position[1], a->position[1], at), normal[1], at), at);
     constraint("normal", across);
-    if (a->angle || b->angle) {
-        fix_rotation();
+    if (a->oriented && b->oriented) {
+        fix_rotation(); // a point mass slides without turning: nothing to fix
     }
 }
 

@@ -247,3 +247,105 @@ end Chain;
         }
     }
 }
+
+TEST_CASE("weld: two welded bars swing as the single bar they make") {
+    // Two uniform bars (L, m) welded end to end and hinged at the origin are one uniform bar
+    // (2L, 2m, J = 2m (2L)^2/12) hinged at its end: the same angle at all times.
+    const char* welded = R"(
+model Welded
+  parameter Real L = 0.4, m = 1, p = 0.5;
+  anchor O(x = 0, y = 0);
+  rigid a(m = m, J = m*L^2/12, x(start = L/2*cos(p)), y(start = L/2*sin(p)), phi(start = p));
+  rigid b(m = m, J = m*L^2/12, x(start = 3*L/2*cos(p)), y(start = 3*L/2*sin(p)),
+          phi(start = p));
+  point a0(a, x = -L/2);
+  point a1(a, x = L/2);
+  point b0(b, x = -L/2);
+  revolute hinge(O, a0);
+  weld w(a1, b0);
+  gravity G(y = -9.81);
+end Welded;
+)";
+    const char* single = R"(
+model Single
+  parameter Real L = 0.4, m = 1, p = 0.5;
+  anchor O(x = 0, y = 0);
+  rigid bar(m = 2*m, J = 2*m*(2*L)^2/12, x(start = L*cos(p)), y(start = L*sin(p)),
+            phi(start = p));
+  point end0(bar, x = -L);
+  revolute hinge(O, end0);
+  gravity G(y = -9.81);
+end Single;
+)";
+    test::LoadedModel two(compile(welded)), one(compile(single));
+    REQUIRE(two.compiled.sizes().constraints == 5);
+    runtime::State s2 = two.start(), s1 = one.start();
+    std::vector<double> angle_two, angle_one;
+    runtime::run(two.model, s2, rattle(1.0, 1e-4),
+                 [&](const runtime::State& s) { angle_two.push_back(s.q[2]); });
+    runtime::run(one.model, s1, rattle(1.0, 1e-4),
+                 [&](const runtime::State& s) { angle_one.push_back(s.q[2]); });
+    REQUIRE(angle_two.size() == angle_one.size());
+    double worst = 0, swing = 0;
+    for (std::size_t i = 0; i < angle_one.size(); ++i) {
+        worst = std::max(worst, std::abs(angle_two[i] - angle_one[i]));
+        swing = std::max(swing, std::abs(angle_one[i] - 0.5));
+    }
+    CHECK(swing > 1.0); // it falls through the bottom
+    CHECK(worst < 1e-6);
+    CHECK(std::abs(s2.q[5] - s2.q[2]) < 1e-10); // welded: b turns with a
+}
+
+TEST_CASE("prismatic: a bead on a turning rod is the constraint written by hand") {
+    // The axis is fixed in the rod's frame: (bead - P) . R(phi) (-ay, ax) = 0, and the bead
+    // (a point mass) does not turn, so the joint fixes no rotation.
+    const char* joint = R"(
+model Bead
+  anchor O(x = 0, y = 0);
+  rigid rod(m = 1, J = 0.1, x(start = 0.5), y(start = 0), phi(start = 0));
+  body bead(m = 0.2, x(start = 0.7), y(start = 0));
+  point pivot(rod, x = -0.5);
+  point P(rod, x = 0.1, y = 0.05);
+  revolute hinge(O, pivot);
+  prismatic slide(P, bead, x = 3, y = 1);
+end Bead;
+)";
+    const char* by_hand = R"(
+model Bead
+  rigid rod(m = 1, J = 0.1, x(start = 0.5), y(start = 0), phi(start = 0));
+  body bead(m = 0.2, x(start = 0.7), y(start = 0));
+  constraint h1: rod.x - 0.5*cos(rod.phi) = 0;
+  constraint h2: rod.y - 0.5*sin(rod.phi) = 0;
+  constraint s: (bead.x - (rod.x + 0.1*cos(rod.phi) - 0.05*sin(rod.phi)))*(-cos(rod.phi) - 3*sin(rod.phi))
+              + (bead.y - (rod.y + 0.1*sin(rod.phi) + 0.05*cos(rod.phi)))*(3*cos(rod.phi) - sin(rod.phi)) = 0;
+end Bead;
+)";
+    CompiledModel model = compile(joint), reference = compile(by_hand);
+    REQUIRE(model.constraint_names() ==
+            std::vector<std::string>{"hinge.x", "hinge.y", "slide.normal"});
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<double> u(-2.0, 2.0);
+    for (int trial = 0; trial < 5; ++trial) {
+        std::vector<double> q(5), v(5);
+        for (std::size_t i = 0; i < 5; ++i) {
+            q[i] = u(rng);
+            v[i] = u(rng);
+        }
+        std::vector<double> g(3), gr(3), G(15), Gr(15), c(3), cr(3);
+        const mdl_kernel_args a = model.args(0.0, q.data(), v.data());
+        const mdl_kernel_args ar = reference.args(0.0, q.data(), v.data());
+        model.constraint()(a, g.data());
+        reference.constraint()(ar, gr.data());
+        model.constraint_jacobian()(a, G.data());
+        reference.constraint_jacobian()(ar, Gr.data());
+        model.curvature()(a, c.data());
+        reference.curvature()(ar, cr.data());
+        for (std::size_t i = 0; i < 3; ++i) {
+            CHECK(g[i] == Approx(gr[i]).margin(1e-13));
+            CHECK(c[i] == Approx(cr[i]).margin(1e-12));
+        }
+        for (std::size_t i = 0; i < 15; ++i) {
+            CHECK(G[i] == Approx(Gr[i]).margin(1e-13));
+        }
+    }
+}
