@@ -114,15 +114,18 @@ ConsistentStart make_start_consistent(const Model& model, State& state,
         const std::string which = "inconsistent start: the constraint" +
                                   std::string(several ? "s " : " ") + quoted_list(model, redundant);
         throw InconsistentStart(
-            some_fixed
-                ? which + " cannot be met independently with the start values marked fixed = "
-                          "true kept (the rows of their Jacobian in the free positions are zero "
-                          "or depend on the others); fix fewer start values or remove "
-                          "redundant constraints"
-                : which + (several ? " depend" : " depends") +
-                      " on the others at the start (their Jacobian rows are linearly "
-                      "dependent), so the constraint forces are not determined; remove the "
-                      "redundant constraints",
+            some_fixed ? which +
+                             " cannot be met independently with the start values marked fixed = "
+                             "true kept (" +
+                             (several ? "their rows" : "its row") +
+                             " of the Jacobian in the free positions " +
+                             (several ? "are zero or depend" : "is zero or depends") +
+                             " on the others); fix fewer start values or remove redundant "
+                             "constraints"
+                       : which + (several ? " depend" : " depends") +
+                             " on the others at the start (their Jacobian rows are linearly "
+                             "dependent), so the constraint forces are not determined; remove the "
+                             "redundant constraints",
             {}, redundant);
     }
 
