@@ -45,6 +45,7 @@ struct CompiledModel::State {
     std::vector<bool> fixed; // set by the host: not recomputed from their expressions
     std::vector<std::string> position_names, velocity_names, state_names, constraint_names,
         vibration_names, parameter_names;
+    std::vector<std::string> constraint_locations; // "file:line:col" of each declaration
     std::vector<std::pair<std::string, long long>> structural; // Integer parameters as compiled
     Timings timings;
     codegen::CodegenOptions codegen_options; // as compiled, for object_code()
@@ -170,6 +171,11 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
     }
     for (const auto& c : m.constraints) {
         state->constraint_names.push_back(c.name);
+        const auto& in =
+            diagnostics.file(c.range.file < diagnostics.file_count() ? c.range.file : 0);
+        const auto at = in.line_column(c.range.begin);
+        state->constraint_locations.push_back(
+            fmt::format("{}:{}:{}", in.name(), at.line, at.column));
     }
     for (const auto& v : m.vibrations) {
         state->vibration_names.push_back(v.name);
@@ -219,6 +225,9 @@ const std::vector<std::string>& CompiledModel::state_names() const {
 }
 const std::vector<std::string>& CompiledModel::constraint_names() const {
     return state_->constraint_names;
+}
+const std::vector<std::string>& CompiledModel::constraint_locations() const {
+    return state_->constraint_locations;
 }
 const std::vector<std::string>& CompiledModel::vibration_names() const {
     return state_->vibration_names;
@@ -334,6 +343,13 @@ std::vector<double> CompiledModel::start_velocities() const {
     std::vector<double> out;
     for (const auto& p : state_->checked.positions) {
         out.push_back(state_->evaluate(p.velocity_start));
+    }
+    return out;
+}
+std::vector<bool> CompiledModel::start_fixed() const {
+    std::vector<bool> out;
+    for (const auto& p : state_->checked.positions) {
+        out.push_back(p.fixed);
     }
     return out;
 }

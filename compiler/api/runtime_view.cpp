@@ -1,5 +1,9 @@
 #include "compiler/api/runtime_view.hpp"
 
+#include "runtime/consistent_start.hpp"
+
+#include <iostream>
+
 namespace mdl {
 
 runtime::Model runtime_model(const CompiledModel& compiled) {
@@ -18,6 +22,28 @@ runtime::State initial_state(const CompiledModel& compiled, const runtime::Model
     state.q = Eigen::Map<const runtime::Vector>(q0.data(), static_cast<Eigen::Index>(q0.size()));
     state.v = Eigen::Map<const runtime::Vector>(v0.data(), static_cast<Eigen::Index>(v0.size()));
     state.x = Eigen::Map<const runtime::Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
+    // Every constrained method starts on g(q) = 0, G v = 0 (changes reported on stderr);
+    // constraints that cannot be met are a model error located at their declarations.
+    try {
+        for (const auto& line :
+             runtime::make_start_consistent(model, state, compiled.start_fixed()).lines()) {
+            std::cerr << line << "\n";
+        }
+    } catch (const runtime::InconsistentStart& e) {
+        std::vector<int> named = e.unmet();
+        named.insert(named.end(), e.redundant().begin(), e.redundant().end());
+        const auto& where = compiled.constraint_locations();
+        std::string report;
+        std::vector<std::string> messages;
+        for (std::size_t k = 0; k < named.size(); ++k) {
+            const auto i = static_cast<std::size_t>(named[k]);
+            messages.push_back(k == 0 ? where[i] + ": error: " + e.what()
+                                      : where[i] + ": note: constraint '" +
+                                            compiled.constraint_names()[i] + "' is declared here");
+            report += messages.back() + "\n";
+        }
+        throw CompileError(report, std::move(messages));
+    }
     return state;
 }
 

@@ -91,9 +91,11 @@ struct Position {
     ExprPtr start; // position at the start time
     ExprPtr velocity_start;
     int body = -1; // index into bodies, or -1 for a coordinate
-    int axis = 0;  // 0, 1, 2 for x, y, z of a body
+    int axis = 0;  // 0, 1, 2 for x, y, z of a body; 3 for the angle phi of a rigid body
     Range range;
     bool kinetic = false; // its velocity appears in a `kinetic` declaration
+    // x(start = 0, fixed = true): consistent initialization keeps this start value
+    bool fixed = false;
 };
 
 struct State { // a first-order variable: der(x) = rate
@@ -104,11 +106,26 @@ struct State { // a first-order variable: der(x) = rate
     Range range;
 };
 
+// A point mass, or a planar rigid body (`rigid`): then x, y are its centre of mass and
+// `rotation` is its angle phi, with the moment of inertia J about the centre.
 struct Body {
     std::string name;
     ExprPtr mass;
     std::array<int, 3> position{-1, -1, -1}; // index of the x, y, z positions, -1 if absent
     std::string description;
+    Range range;
+    int rotation = -1; // index of the position phi of a rigid body, -1 for a point mass
+    ExprPtr inertia;   // J of a rigid body
+};
+
+// A point fixed on a rigid body at (px, py) in the body's frame: in the plane at
+// x + px cos(phi) - py sin(phi), y + px sin(phi) + py cos(phi).
+struct Point {
+    std::string name;
+    std::uint32_t body = 0;
+    std::array<ExprPtr, 2> offset;   // px, py
+    std::array<ExprPtr, 3> position; // x, y (z is 0), expressions of the body's positions
+    std::array<ExprPtr, 3> velocity; // their time derivatives
     Range range;
 };
 
@@ -120,7 +137,8 @@ struct Anchor {
 
 struct Endpoint {
     bool is_anchor = false;
-    std::uint32_t index = 0; // into bodies or anchors
+    std::uint32_t index = 0; // into bodies or anchors (a point's body)
+    int point = -1;          // into points when the end is a point fixed on body `index`
 };
 
 struct Spring {
@@ -154,12 +172,16 @@ struct Kinetic {
     Range range;
 };
 
-// A generalized force on some positions: a coordinate (one component) or a body (one per axis).
+// A generalized force on some positions: a coordinate (one component) or a body (one per axis;
+// a rigid body: x, y and the torque on phi). On a point of a rigid body (`at` set) the
+// components are the Cartesian force (fx, fy) applied there; the symbolic stage turns it into
+// generalized forces on the body's x, y, phi.
 struct Force {
     std::string name;
     std::vector<std::uint32_t> positions;
     std::vector<ExprPtr> components;
     Range range;
+    std::vector<ExprPtr> at; // the point's x, y positions, or empty
 };
 
 struct Gravity {
@@ -225,6 +247,7 @@ struct CheckedModel {
     std::vector<State> states;
     std::vector<Body> bodies;
     std::vector<Anchor> anchors;
+    std::vector<Point> points;
     std::vector<Spring> springs;
     std::vector<Damper> dampers;
     std::vector<Potential> potentials;

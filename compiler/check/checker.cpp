@@ -15,8 +15,15 @@ std::optional<CheckedModel> Checker::run() {
     declare_names();
     check_parameters();
     resolve_body_masses();
+    resolve_points();
     for (std::size_t i = 0; i < m_.components.size(); ++i) {
         check_component(m_.components[i], component_index_[i]);
+    }
+    for (const auto& c : m_.components) {
+        if (c.kind == ComponentKind::revolute || c.kind == ComponentKind::prismatic ||
+            c.kind == ComponentKind::weld) {
+            check_joint(c); // a weld holds the start angle: after the bodies' start values
+        }
     }
     for (const auto& c : m_.constraints) {
         check_constraint(c);

@@ -6,6 +6,7 @@
 //   declarations.cpp the mechanical declarations: coordinates, bodies, anchors, springs,
 //                    dampers, potentials, kinetic energy and the mass matrix, forces, gravity,
 //                    vibrations
+//   rigid_bodies.cpp planar rigid bodies, their points, and joints (revolute, prismatic, weld)
 //   equations.cpp    constraints, equations, and the system being square
 //   settings.cpp     the experiment annotation and the fast scales
 // Arrays, loops and components never reach the checker: compiler/flatten unrolls them first.
@@ -99,7 +100,9 @@ enum class NameKind {
     gravity,
     vibration,
     constraint,
-    kinetic
+    kinetic,
+    point,
+    joint
 };
 
 inline const char* describe(NameKind k) {
@@ -130,6 +133,10 @@ inline const char* describe(NameKind k) {
         return "constraint";
     case NameKind::kinetic:
         return "kinetic energy";
+    case NameKind::point:
+        return "point";
+    case NameKind::joint:
+        return "joint";
     }
     return "name";
 }
@@ -224,8 +231,13 @@ private:
     Modifiers modifiers_of(const ast::Component& c, const std::vector<std::string>& allowed,
                            const std::vector<std::string>& nested, bool positional_ok);
 
-    // x(start = e): the start expression of a nested modifier.
-    ExprPtr nested_start(const ast::Modifier& m, const std::string& owner);
+    // x(start = e): the start expression of a nested modifier. With `fixed`, the modifier may
+    // also say `fixed = true` (kept by consistent initialization) and *fixed tells whether it
+    // did.
+    ExprPtr nested_start(const ast::Modifier& m, const std::string& owner, bool* fixed = nullptr);
+
+    // fixed = true or fixed = false.
+    bool fixed_value(const ast::Modifier& m);
 
     void reject_value_and_fast(const ast::Component& c);
 
@@ -242,6 +254,33 @@ private:
     void check_body(const ast::Component& c, std::uint32_t index);
 
     void check_anchor(const ast::Component& c, std::uint32_t index);
+
+    // ---- Rigid bodies, points, joints (rigid_bodies.cpp) --------------------------------
+
+    // rigid r(m = , J = , x(start), y(start), phi(start), vx, vy, vphi): a body with the
+    // positions x, y (mass m) and phi (inertia J).
+    void check_rigid(const ast::Component& c, std::uint32_t index);
+
+    // Points are resolved before any other declaration (like body masses), so that springs,
+    // forces and joints declared before a point can use it.
+    void resolve_points();
+
+    // point P(r, x = px, y = py): a point fixed on rigid body r.
+    void check_point(const ast::Component& c, std::uint32_t index);
+
+    // revolute / prismatic / weld j(A, B, ...): holonomic constraints between two points.
+    void check_joint(const ast::Component& c);
+
+    // What a joint needs of one of its ends: its position and, when it can turn, its angle.
+    struct JointEnd {
+        std::string name;
+        std::array<ExprPtr, 2> position;
+        ExprPtr angle;        // phi of a rigid body (itself or the body a point is fixed on)
+        ExprPtr angle_start;  // its start value
+        int body = -1;        // the body it moves with, -1 for an anchor
+        bool oriented = true; // has an angle: a rigid body or its point, or the ground (0)
+    };
+    std::optional<JointEnd> joint_end(const ast::Component& c, const ast::Expr& e);
 
     std::string axes_of(const Body& b) const;
 

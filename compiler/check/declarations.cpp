@@ -57,13 +57,27 @@ Checker::Modifiers Checker::modifiers_of(const ast::Component& c,
     return out;
 }
 
-ExprPtr Checker::nested_start(const ast::Modifier& m, const std::string& owner) {
+bool Checker::fixed_value(const ast::Modifier& m) {
+    const ast::Boolean* b = m.value ? m.value->as<ast::Boolean>() : nullptr;
+    if (!b) {
+        d_.error(m.range, "'fixed' takes true or false");
+        return false;
+    }
+    return b->value;
+}
+
+ExprPtr Checker::nested_start(const ast::Modifier& m, const std::string& owner, bool* fixed) {
     ExprPtr start;
     for (const auto& child : m.children) {
+        if (fixed && child.name.text == "fixed" && !child.nested && !child.text) {
+            *fixed = fixed_value(child);
+            continue;
+        }
         if (child.name.text != "start" || child.nested || child.text) {
             d_.error(child.name.range,
-                     fmt::format("unknown modifier '{}' in '{}.{}'; expected 'start = ...'",
-                                 child.name.text, owner, m.name.text));
+                     fmt::format("unknown modifier '{}' in '{}.{}'; expected 'start = ...'{}",
+                                 child.name.text, owner, m.name.text,
+                                 fixed ? " or 'fixed = true'" : ""));
             continue;
         }
         start = resolve(*child.value, parameter_context("a start value"));
@@ -116,12 +130,23 @@ void Checker::check_component(const ast::Component& c, std::uint32_t index) {
         return; // reported by declare_names
     case ComponentKind::kinetic:
         return check_kinetic(c, index);
+    case ComponentKind::rigid:
+        return check_rigid(c, index);
+    case ComponentKind::point:
+        return; // resolve_points
+    case ComponentKind::revolute:
+    case ComponentKind::prismatic:
+    case ComponentKind::weld:
+        return; // after every body's start values (Checker::run)
     }
 }
 
 void Checker::check_coordinate(const ast::Component& c, std::uint32_t index) {
-    auto mods = modifiers_of(c, {"start", "vstart", "m"}, {}, false);
+    auto mods = modifiers_of(c, {"start", "vstart", "m", "fixed"}, {}, false);
     Position& p = out_.positions[index];
+    if (auto f = mods.get("fixed")) {
+        p.fixed = fixed_value(*f);
+    }
     if (auto s = mods.get("start")) {
         p.start = resolve(*s->value, parameter_context("a start value"));
     }
@@ -144,7 +169,7 @@ void Checker::check_state(const ast::Component& c, std::uint32_t index) {
 void Checker::resolve_body_masses() {
     for (std::size_t ci = 0; ci < m_.components.size(); ++ci) {
         const ast::Component& c = m_.components[ci];
-        if (c.kind != ComponentKind::body) {
+        if (c.kind != ComponentKind::body && c.kind != ComponentKind::rigid) {
             continue;
         }
         for (const auto& a : c.arguments) {
@@ -173,7 +198,7 @@ void Checker::check_body(const ast::Component& c, std::uint32_t index) {
         if (auto m = mods.get(axis_names[axis]); m && p >= 0) {
             Position& pos = out_.positions[static_cast<std::size_t>(p)];
             pos.mass = b.mass;
-            if (auto s = nested_start(*m, c.name.text)) {
+            if (auto s = nested_start(*m, c.name.text, &pos.fixed)) {
                 pos.start = s;
             }
         }
@@ -245,14 +270,23 @@ bool Checker::endpoints(const ast::Component& c, Endpoint& a, Endpoint& b) {
             return false;
         }
         if (it == names_.end()) {
-            auto candidates =
-                names_of([](NameKind k) { return k == NameKind::body || k == NameKind::anchor; });
+            auto candidates = names_of([](NameKind k) {
+                return k == NameKind::body || k == NameKind::anchor || k == NameKind::point;
+            });
             d_.error(e.range, fmt::format("use of undeclared name '{}'{}", r->parts[0].text,
                                           did_you_mean(r->parts[0].text, candidates)));
             return false;
         }
+        if (it->second.kind == NameKind::point) {
+            const Point& p = out_.points[it->second.index];
+            if (!p.position[0]) {
+                return false; // the point's own error was reported
+            }
+            ends[i] = {false, p.body, static_cast<int>(it->second.index)};
+            continue;
+        }
         if (it->second.kind != NameKind::body && it->second.kind != NameKind::anchor) {
-            d_.error(e.range, fmt::format("'{}' is a {}; a {} connects bodies or anchors",
+            d_.error(e.range, fmt::format("'{}' is a {}; a {} connects bodies, points or anchors",
                                           r->parts[0].text, describe(it->second.kind), kind));
             return false;
         }
@@ -618,12 +652,37 @@ void Checker::check_force(const ast::Component& c, std::uint32_t index) {
     const ast::NameRef* r = target.as<ast::NameRef>();
     auto it = r && r->parts.size() == 1 ? names_.find(r->parts[0].text) : names_.end();
     if (it == names_.end() ||
-        (it->second.kind != NameKind::coordinate && it->second.kind != NameKind::body)) {
-        d_.error(target.range, "a force acts on a coordinate or a body; expected its name");
+        (it->second.kind != NameKind::coordinate && it->second.kind != NameKind::body &&
+         it->second.kind != NameKind::point)) {
+        d_.error(target.range,
+                 "a force acts on a coordinate, a body or a point; expected its name");
         return;
     }
     Context ctx = force_context("a force");
     const auto* vec = c.value->as<ast::VectorLiteral>();
+    if (it->second.kind == NameKind::point) {
+        const Point& p = out_.points[it->second.index];
+        if (!p.position[0]) {
+            return; // the point's own error was reported
+        }
+        if (!vec || vec->elements.size() != 2) {
+            d_.error(c.value->range, fmt::format("force on point '{}' needs 2 components "
+                                                 "{{fx, fy}}, got {}",
+                                                 p.name, vec ? vec->elements.size() : 1));
+            return;
+        }
+        const Body& b = out_.bodies[p.body];
+        f.positions = {static_cast<std::uint32_t>(b.position[0]),
+                       static_cast<std::uint32_t>(b.position[1]),
+                       static_cast<std::uint32_t>(b.rotation)};
+        f.at = {p.position[0], p.position[1]};
+        for (const auto& element : vec->elements) {
+            if (auto e = resolve(*element, ctx)) {
+                f.components.push_back(e);
+            }
+        }
+        return;
+    }
     if (it->second.kind == NameKind::coordinate) {
         if (vec) {
             d_.error(c.value->range, fmt::format("force on coordinate '{}' takes a scalar, "
@@ -644,11 +703,15 @@ void Checker::check_force(const ast::Component& c, std::uint32_t index) {
             axes.push_back(static_cast<std::uint32_t>(p));
         }
     }
+    if (b.rotation >= 0) {
+        axes.push_back(static_cast<std::uint32_t>(b.rotation)); // the torque
+    }
     std::size_t given = vec ? vec->elements.size() : 1;
     if (given != axes.size() || (!vec && axes.size() != 1)) {
         d_.error(c.value->range,
                  fmt::format("force on body '{}' ({}) needs {} component{}, got {}", b.name,
-                             axes_of(b), axes.size(), axes.size() == 1 ? "" : "s", given));
+                             b.rotation >= 0 ? "x, y and the torque on phi" : axes_of(b),
+                             axes.size(), axes.size() == 1 ? "" : "s", given));
         return;
     }
     f.positions = axes;

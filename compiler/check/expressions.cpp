@@ -346,6 +346,31 @@ ExprPtr Checker::resolve_member(const ast::NameRef& r, Range range, const NameIn
                 return make(Expr::Kind::velocity, range, static_cast<std::uint32_t>(p));
             }
         }
+        if (b.rotation >= 0) {
+            members.insert(members.end(), {"phi", "vphi", "J"});
+            const auto phi = static_cast<std::uint32_t>(b.rotation);
+            if (member.text == "phi" && !ctx.positions) {
+                not_allowed(range, ctx, fmt::format("the angle '{}.phi'", owner));
+                return nullptr;
+            }
+            if (member.text == "vphi" && !ctx.velocities) {
+                not_allowed(range, ctx, fmt::format("the angular velocity '{}.vphi'", owner));
+                return nullptr;
+            }
+            if (member.text == "phi") {
+                return make(Expr::Kind::position, range, phi);
+            }
+            if (member.text == "vphi") {
+                return make(Expr::Kind::velocity, range, phi);
+            }
+            if (member.text == "J") {
+                if (!ctx.body_masses) {
+                    not_allowed(range, ctx, fmt::format("the inertia of body '{}'", owner));
+                    return nullptr;
+                }
+                return b.inertia; // null after the body's own error
+            }
+        }
         if (member.text == "m") {
             if (!ctx.body_masses) {
                 not_allowed(range, ctx, fmt::format("the mass of body '{}'", owner));
@@ -375,6 +400,27 @@ ExprPtr Checker::resolve_member(const ast::NameRef& r, Range range, const NameIn
         }
         d_.error(member.range, fmt::format("anchor '{}' has no member '{}'; anchors have x, "
                                            "y and z",
+                                           owner, member.text));
+        return nullptr;
+    }
+    if (info.kind == NameKind::point) {
+        const Point& p = out_.points[info.index];
+        for (std::size_t axis = 0; axis < 2; ++axis) {
+            const bool position = member.text == axis_names[axis];
+            const bool velocity = member.text == velocity_names[axis];
+            if (!position && !velocity) {
+                continue;
+            }
+            if (position ? !ctx.positions : !ctx.velocities) {
+                not_allowed(range, ctx,
+                            fmt::format("the {} '{}.{}'", position ? "position" : "velocity", owner,
+                                        member.text));
+                return nullptr;
+            }
+            return position ? p.position[axis] : p.velocity[axis]; // null after its error
+        }
+        d_.error(member.range, fmt::format("point '{}' has no member '{}'; points have x, y, "
+                                           "vx and vy",
                                            owner, member.text));
         return nullptr;
     }

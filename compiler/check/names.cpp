@@ -51,7 +51,8 @@ void Checker::declare_names() {
             break;
         case ComponentKind::body: {
             index = idx(out_.bodies);
-            Body b{c.name.text, nullptr, {-1, -1, -1}, c.description.value_or(""), c.name.range};
+            Body b{c.name.text,  nullptr, {-1, -1, -1}, c.description.value_or(""),
+                   c.name.range, -1,      nullptr};
             // The body's components are the axes its declaration names (x, y, z).
             for (int axis = 0; axis < 3; ++axis) {
                 for (const auto& a : c.arguments) {
@@ -116,6 +117,35 @@ void Checker::declare_names() {
             index = idx(out_.kinetic);
             out_.kinetic.push_back({});
             kind = NameKind::kinetic;
+            break;
+        case ComponentKind::rigid: {
+            // Always planar: the centre of mass x, y and the angle phi.
+            index = idx(out_.bodies);
+            Body b{c.name.text,  nullptr, {-1, -1, -1}, c.description.value_or(""),
+                   c.name.range, -1,      nullptr};
+            for (int axis = 0; axis < 3; ++axis) {
+                const bool angle = axis == 2;
+                const int p = static_cast<int>(out_.positions.size());
+                (angle ? b.rotation : b.position[static_cast<std::size_t>(axis)]) = p;
+                out_.positions.push_back(Position{
+                    c.name.text + "." + (angle ? "phi" : axis_names[axis]),
+                    c.name.text + "." + (angle ? "vphi" : velocity_names[axis]), nullptr, number(0),
+                    number(0), static_cast<int>(index), angle ? 3 : axis, c.name.range});
+            }
+            out_.bodies.push_back(std::move(b));
+            kind = NameKind::body;
+            break;
+        }
+        case ComponentKind::point:
+            index = idx(out_.points);
+            out_.points.push_back({});
+            out_.points.back().name = c.name.text;
+            kind = NameKind::point;
+            break;
+        case ComponentKind::revolute:
+        case ComponentKind::prismatic:
+        case ComponentKind::weld:
+            kind = NameKind::joint;
             break;
         }
         component_index_[ci] = index;

@@ -138,6 +138,7 @@ std::string summary(const CheckedModel& m) {
         out += "\n";
     };
     list("anchors", m.anchors);
+    list("points", m.points);
     list("springs", m.springs);
     list("dampers", m.dampers);
     list("potentials", m.potentials);

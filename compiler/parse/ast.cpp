@@ -28,6 +28,16 @@ const char* to_string(ComponentKind kind) {
         return "instance";
     case ComponentKind::kinetic:
         return "kinetic";
+    case ComponentKind::rigid:
+        return "rigid body";
+    case ComponentKind::point:
+        return "point";
+    case ComponentKind::revolute:
+        return "revolute joint";
+    case ComponentKind::prismatic:
+        return "prismatic joint";
+    case ComponentKind::weld:
+        return "weld joint";
     }
     return "component";
 }

@@ -117,7 +117,12 @@ enum class ComponentKind {
     vibration,
     real,
     kinetic,
-    instance // of another model: Pendulum left(l = 0.2)
+    instance, // of another model: Pendulum left(l = 0.2)
+    rigid,    // a planar rigid body: x, y, phi
+    point,    // a point fixed on a rigid body
+    revolute, // joints: holonomic constraints between two points
+    prismatic,
+    weld
 };
 const char* to_string(ComponentKind kind);
 

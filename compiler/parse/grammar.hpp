@@ -47,7 +47,9 @@ struct component_kind : sor<key<TAO_PEGTL_STRING("coordinate")>, key<TAO_PEGTL_S
                             key<TAO_PEGTL_STRING("damper")>, key<TAO_PEGTL_STRING("potential")>,
                             key<TAO_PEGTL_STRING("force")>, key<TAO_PEGTL_STRING("gravity")>,
                             key<TAO_PEGTL_STRING("vibration")>, key<TAO_PEGTL_STRING("Real")>,
-                            key<TAO_PEGTL_STRING("kinetic")>> {};
+                            key<TAO_PEGTL_STRING("kinetic")>, key<TAO_PEGTL_STRING("rigid")>,
+                            key<TAO_PEGTL_STRING("point")>, key<TAO_PEGTL_STRING("revolute")>,
+                            key<TAO_PEGTL_STRING("prismatic")>, key<TAO_PEGTL_STRING("weld")>> {};
 
 struct keyword : sor<kw_model, kw_end, kw_equation, kw_parameter, kw_constraint, kw_annotation,
                      kw_fast, kw_for, kw_in, kw_loop, kw_each, kw_if, kw_then, kw_elseif, kw_else,

@@ -439,6 +439,16 @@ public:
             return K::vibration;
         if (k == "kinetic")
             return K::kinetic;
+        if (k == "rigid")
+            return K::rigid;
+        if (k == "point")
+            return K::point;
+        if (k == "revolute")
+            return K::revolute;
+        if (k == "prismatic")
+            return K::prismatic;
+        if (k == "weld")
+            return K::weld;
         return K::real;
     }
 
@@ -820,7 +830,8 @@ private:
         static const std::vector<std::string> keywords = {
             "parameter", "coordinate", "body",    "anchor",    "spring", "damper",
             "potential", "force",      "gravity", "vibration", "Real",   "constraint",
-            "equation",  "annotation", "end",     "kinetic"};
+            "equation",  "annotation", "end",     "kinetic",   "rigid",  "point",
+            "revolute",  "prismatic",  "weld"};
         std::string suggestion = text.empty() ? "" : source::closest_name(text, keywords);
         if (!suggestion.empty()) {
             diagnostics_.error(word, fmt::format("unknown declaration '{}'; did you mean '{}'?",

@@ -49,6 +49,14 @@ public:
         }
         add_dampers(force);
         for (const auto& f : m_.forces) {
+            if (!f.at.empty()) {
+                std::vector<ExprId> components;
+                for (const auto& c : f.components) {
+                    components.push_back(translate(*c));
+                }
+                apply_at(force, f.at, f.positions, components, 1.0);
+                continue;
+            }
             for (std::size_t j = 0; j < f.positions.size(); ++j) {
                 ExprId& fi = force[f.positions[j]];
                 fi = pool_.add(fi, translate(*f.components[j]));
@@ -232,11 +240,38 @@ private:
         return pool_.add(terms);
     }
 
+    // The positions of the rigid body a point is fixed on: x, y, phi.
+    std::vector<std::uint32_t> rigid_positions(std::uint32_t body) const {
+        const check::Body& b = m_.bodies[body];
+        return {static_cast<std::uint32_t>(b.position[0]),
+                static_cast<std::uint32_t>(b.position[1]), static_cast<std::uint32_t>(b.rotation)};
+    }
+
+    // A Cartesian force (times sign) applied at a point whose position is an expression of
+    // `positions`: its generalized forces are f . d(point)/dq_j (virtual work), the torque on
+    // phi among them.
+    void apply_at(std::vector<ExprId>& force, const std::vector<check::ExprPtr>& at,
+                  const std::vector<std::uint32_t>& positions,
+                  const std::vector<ExprId>& components, double sign) {
+        for (std::uint32_t q : positions) {
+            std::vector<ExprId> work;
+            for (std::size_t axis = 0; axis < at.size() && axis < components.size(); ++axis) {
+                const ExprId lever =
+                    differentiate(pool_, translate(*at[axis]), {VarKind::position, q});
+                work.push_back(pool_.mul(components[axis], lever));
+            }
+            ExprId& fq = force[q];
+            fq = pool_.add(fq, pool_.mul(pool_.constant(sign), pool_.add(work)));
+        }
+    }
+
     // An endpoint's position; a body's missing components and an anchor's unnamed ones are 0.
     Point point(const check::Endpoint& e) {
         Point p{pool_.zero(), pool_.zero(), pool_.zero()};
         for (std::size_t axis = 0; axis < 3; ++axis) {
-            if (e.is_anchor) {
+            if (e.point >= 0) {
+                p[axis] = translate(*m_.points[static_cast<std::size_t>(e.point)].position[axis]);
+            } else if (e.is_anchor) {
                 p[axis] = translate(*m_.anchors[e.index].coordinate[axis]);
             } else if (int q = m_.bodies[e.index].position[axis]; q >= 0) {
                 p[axis] = s_.position(static_cast<std::uint32_t>(q));
@@ -259,7 +294,9 @@ private:
     Point velocity(const check::Endpoint& e) {
         Point v{pool_.zero(), pool_.zero(), pool_.zero()};
         for (std::size_t axis = 0; axis < 3; ++axis) {
-            if (e.is_anchor) {
+            if (e.point >= 0) {
+                v[axis] = translate(*m_.points[static_cast<std::size_t>(e.point)].velocity[axis]);
+            } else if (e.is_anchor) {
                 v[axis] = time_derivative(translate(*m_.anchors[e.index].coordinate[axis]));
             } else if (int q = m_.bodies[e.index].position[axis]; q >= 0) {
                 v[axis] = s_.velocity(static_cast<std::uint32_t>(q));
@@ -349,10 +386,21 @@ private:
         for (const auto& d : m_.dampers) {
             Point va = velocity(d.a), vb = velocity(d.b);
             ExprId c = translate(*d.coefficient);
+            std::vector<ExprId> on_a; // the force on A, per axis
             for (std::size_t axis = 0; axis < 3; ++axis) {
-                ExprId f = pool_.mul(pool_.neg(c), pool_.sub(va[axis], vb[axis]));
+                on_a.push_back(pool_.mul(pool_.neg(c), pool_.sub(va[axis], vb[axis])));
+            }
+            for (const auto& [end, sign] : {std::pair{d.a, 1.0}, std::pair{d.b, -1.0}}) {
+                if (end.point >= 0) {
+                    const check::Point& p = m_.points[static_cast<std::size_t>(end.point)];
+                    apply_at(force, {p.position[0], p.position[1]}, rigid_positions(end.index),
+                             on_a, sign);
+                }
+            }
+            for (std::size_t axis = 0; axis < 3; ++axis) {
+                ExprId f = on_a[axis];
                 for (const auto& [end, sign] : {std::pair{d.a, 1.0}, std::pair{d.b, -1.0}}) {
-                    if (end.is_anchor) {
+                    if (end.is_anchor || end.point >= 0) {
                         continue;
                     }
                     int q = m_.bodies[end.index].position[axis];

@@ -116,6 +116,8 @@ public:
     const std::vector<std::string>& velocity_names() const; // "der(q)", "b1.vx"
     const std::vector<std::string>& state_names() const;
     const std::vector<std::string>& constraint_names() const;
+    // "file:line:col" of each constraint's declaration (a joint's constraints: the joint).
+    const std::vector<std::string>& constraint_locations() const;
     const std::vector<std::string>& vibration_names() const;
     const std::vector<std::string>& parameter_names() const;
 
@@ -142,6 +144,9 @@ public:
     std::vector<double> start_positions() const;
     std::vector<double> start_velocities() const;
     std::vector<double> start_states() const;
+    // Per position: its start value is marked `fixed = true` (kept by consistent
+    // initialization, runtime/consistent_start.hpp).
+    std::vector<bool> start_fixed() const;
     // The vibrations' phases theta_i(t) = omega_i t + c_i and their rates omega_i.
     std::vector<double> phases(double t) const;
     std::vector<double> phase_rates() const;
