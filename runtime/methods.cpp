@@ -25,9 +25,9 @@ constexpr MethodInfo table[] = {
     {Method::rattle, "rattle", "RATTLE, constrained Verlet with tangent velocities, order 2", false,
      true, false, true, false},
     {Method::newmark, "newmark", "Newmark average acceleration (trapezoidal), implicit, order 2",
-     false, true, false, true, false},
+     false, true, false, true, true},
     {Method::galpha, "galpha", "generalized-alpha (Chung-Hulbert, rho_inf), implicit, order 2",
-     false, true, false, true, false},
+     false, true, false, true, true},
 #if MDL_HAVE_SUNDIALS
     // SUNDIALS CVODE (runtime/integrators/cvode.hpp), only in builds that found it.
     {Method::cvode_adams, "cvode-adams",
