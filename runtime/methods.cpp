@@ -18,16 +18,16 @@ constexpr MethodInfo table[] = {
      false, true, false},
     {Method::stormer, "stormer", "Stormer two-step x'' = a(x), conservative models only, order 2",
      false, false, false, false, false},
-    {Method::rk4, "rk4", "classical Runge-Kutta, order 4", false, false, true, true, true},
-    {Method::dopri5, "dopri5", "adaptive Dormand-Prince 5(4), rtol/atol, dense output", true, false,
+    {Method::rk4, "rk4", "classical Runge-Kutta, order 4", false, true, true, true, true},
+    {Method::dopri5, "dopri5", "adaptive Dormand-Prince 5(4), rtol/atol, dense output", true, true,
      true, true, true},
     {Method::shake, "shake", "SHAKE, constrained Verlet, order 2", false, true, false, true, false},
     {Method::rattle, "rattle", "RATTLE, constrained Verlet with tangent velocities, order 2", false,
      true, false, true, false},
     {Method::newmark, "newmark", "Newmark average acceleration (trapezoidal), implicit, order 2",
-     false, true, false, true, false},
+     false, true, false, true, true},
     {Method::galpha, "galpha", "generalized-alpha (Chung-Hulbert, rho_inf), implicit, order 2",
-     false, true, false, true, false},
+     false, true, false, true, true},
 #if MDL_HAVE_SUNDIALS
     // SUNDIALS CVODE (runtime/integrators/cvode.hpp), only in builds that found it.
     {Method::cvode_adams, "cvode-adams",
@@ -35,7 +35,12 @@ constexpr MethodInfo table[] = {
      true},
     {Method::cvode_bdf, "cvode-bdf",
      "SUNDIALS CVODE BDF, orders 1-5, stiff, Newton with the model's Jacobian, rtol/atol", true,
-     false, true, true, true},
+     true, true, true, true},
+    // SUNDIALS IDA (runtime/integrators/ida.hpp): the equations of motion as a DAE.
+    {Method::ida, "ida",
+     "SUNDIALS IDA BDF, orders 1-5, constraints as a stabilized index-2 DAE, any M(q), "
+     "rtol/atol",
+     true, true, true, true, true},
 #endif
 };
 
@@ -57,6 +62,9 @@ constexpr MethodInfo absent_cvode_bdf{Method::cvode_bdf,
                                       true,
                                       true};
 
+constexpr MethodInfo absent_ida{
+    Method::ida, "ida", "not available: built without SUNDIALS", true, true, true, true, true};
+
 } // namespace
 
 std::span<const MethodInfo> methods() {
@@ -68,6 +76,9 @@ const MethodInfo& info(Method method) {
                                      [&](const MethodInfo& m) { return m.method == method; });
     if (found != std::end(table)) {
         return *found;
+    }
+    if (method == Method::ida) {
+        return absent_ida;
     }
     return method == Method::cvode_adams ? absent_cvode_adams : absent_cvode_bdf;
 }

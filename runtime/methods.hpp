@@ -13,8 +13,8 @@
 
 namespace mdl::runtime {
 
-// cvode_adams and cvode_bdf exist only in builds with SUNDIALS (runtime/integrators/cvode.hpp):
-// methods() lists them only then.
+// cvode_adams, cvode_bdf and ida exist only in builds with SUNDIALS
+// (runtime/integrators/cvode.hpp, ida.hpp): methods() lists them only then.
 enum class Method {
     verlet,
     leapfrog,
@@ -26,7 +26,8 @@ enum class Method {
     newmark,
     galpha,
     cvode_adams,
-    cvode_bdf
+    cvode_bdf,
+    ida
 };
 
 struct MethodInfo {

@@ -43,6 +43,14 @@ void ModelForce::acceleration(double t, const Vector& q, const Vector& v, const 
     solve_mass_matrix(*model_, t + time_offset_, mass_, llt_.llt, a);
 }
 
+void ModelForce::solve_last_mass(Matrix& B) const {
+    if (model_->mass_constant_diagonal()) {
+        B.array().colwise() *= model_->inverse_mass().array();
+        return;
+    }
+    llt_.llt.solveInPlace(B);
+}
+
 void ModelForce::rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot) {
     model_->rates(t + time_offset_, q, v, x, phases_at(t), xdot);
 }

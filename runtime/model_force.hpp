@@ -51,6 +51,9 @@ public:
     // constant and diagonal; counted in evaluations().
     void acceleration(double t, const Vector& q, const Vector& v, const Vector& x, Vector& a);
     void rates(double t, const Vector& q, const Vector& v, const Vector& x, Vector& xdot);
+    // B <- M^-1 B (n x m) with M = M(q) of the last acceleration() call, reusing its Cholesky
+    // factorization (the constrained accelerations' M^-1 G^T).
+    void solve_last_mass(Matrix& B) const;
     // M^-1 df/dq and M^-1 df/dv from the compiler's kernels, or by central differences of
     // the force when the model has none. With M(q) the term -M^-1 (dM/dq a) of da/dq is left
     // out: the matrix serves Newton iterations (CVODE BDF), whose residual stays exact.

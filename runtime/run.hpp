@@ -7,6 +7,7 @@
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/generalized_alpha.hpp"
+#include "runtime/integrators/ida.hpp"
 #include "runtime/integrators/leapfrog.hpp"
 #include "runtime/integrators/newmark.hpp"
 #include "runtime/integrators/rattle.hpp"
@@ -36,6 +37,10 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
     case Method::stormer:
         return fixed(Stormer(model));
     case Method::rk4:
+        if (model.constrained()) {
+            return fixed(RungeKutta4<ConstrainedModelForce>(
+                model, ConstrainedModelForce(model, settings.solver, "rk4")));
+        }
         return fixed(RungeKutta4(model));
     case Method::shake:
         return fixed(Shake(model, settings.solver));
@@ -46,11 +51,17 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
     case Method::galpha:
         return fixed(GeneralizedAlpha(model, settings.rho_inf, implicit));
     case Method::dopri5: {
-        Dopri5 stepper(model, settings.adaptive);
-        auto stats =
-            integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
-        stats.force_evaluations = stepper.force().evaluations();
-        return stats;
+        const auto adaptive = [&](auto stepper) {
+            auto stats =
+                integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
+            stats.force_evaluations = stepper.force().evaluations();
+            return stats;
+        };
+        if (model.constrained()) {
+            return adaptive(Dopri5<ConstrainedModelForce>(
+                model, ConstrainedModelForce(model, settings.solver, "dopri5"), settings.adaptive));
+        }
+        return adaptive(Dopri5(model, settings.adaptive));
     }
     case Method::cvode_adams:
     case Method::cvode_bdf: {
@@ -66,6 +77,18 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
             model, state,
             settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,
             settings.stop_time, settings.step, [&observer](const State& s) { observer(s); });
+        detail::finish(observer, state);
+        return stats;
+    }
+    case Method::ida: {
+        IdaOptions options;
+        options.rtol = settings.adaptive.rtol;
+        options.atol = settings.adaptive.atol;
+        options.initial_step = settings.adaptive.initial_step;
+        options.max_step = settings.adaptive.max_step;
+        options.max_steps = settings.adaptive.max_steps;
+        auto stats = integrate_ida(model, state, options, settings.stop_time, settings.step,
+                                   [&observer](const State& s) { observer(s); });
         detail::finish(observer, state);
         return stats;
     }

@@ -1,5 +1,6 @@
 #include "runtime/integrators/cvode.hpp"
 
+#include "runtime/integrators/constrained_acceleration.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model_force.hpp"
 #include "runtime/numerical_failure.hpp"
@@ -13,6 +14,7 @@
 #include <cvode/cvode.h>
 #include <exception>
 #include <nvector/nvector_serial.h>
+#include <optional>
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
@@ -37,6 +39,7 @@ namespace {
 struct Problem {
     const Model* model = nullptr;
     ModelForce force;
+    std::optional<ConstrainedModelForce> constrained; // constrained models (cvode-bdf)
     Eigen::Index n = 0, k = 0;
     Vector q, v, x, a, xdot; // scratch, sized once
     Matrix a_q, a_v;
@@ -47,7 +50,23 @@ struct Problem {
     std::string last_message;     // CVODE's last error message
     explicit Problem(const Model& m)
         : model(&m), force(m), n(m.positions()), k(m.states()), q(n), v(n), x(k), a(n), xdot(k),
-          a_q(n, n), a_v(n, n) {}
+          a_q(n, n), a_v(n, n) {
+        if (m.constrained()) {
+            constrained.emplace(m, SolverOptions{}, "cvode-bdf");
+        }
+    }
+
+    // a of the unconstrained or the constrained (index-1) equations
+    void acceleration(double t) {
+        if (constrained) {
+            constrained->acceleration(t, q, v, x, a);
+        } else {
+            force.acceleration(t, q, v, x, a);
+        }
+    }
+    std::size_t evaluations() const {
+        return force.evaluations() + (constrained ? constrained->evaluations() : 0);
+    }
 
     void unpack(N_Vector y) {
         const double* data = N_VGetArrayPointer(y);
@@ -82,7 +101,7 @@ int right_hand_side(sunrealtype t, N_Vector y, N_Vector ydot, void* user_data) {
     }
     try {
         p.unpack(y);
-        p.force.acceleration(t, p.q, p.v, p.x, p.a);
+        p.acceleration(t);
         if (p.k > 0) {
             p.force.rates(t, p.q, p.v, p.x, p.xdot);
         }
@@ -282,7 +301,11 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
                                  const CvodeOptions& options, double t_end, double output_interval,
                                  const std::function<void(const State&)>& observer) {
     const std::string_view name = to_string(method);
-    require_unconstrained(model, name);
+    if (method == CvodeMethod::adams && model.constrained()) {
+        throw MethodNotApplicable(name, "the model has " + std::to_string(model.constraints()) +
+                                            " constraint(s) (" + model.constraint_name(0) +
+                                            ", ...); use cvode-bdf, dopri5, rk4 or ida");
+    }
     require_state_shape(model, state, name);
     require_run_interval(state.t, t_end, output_interval > 0.0 ? output_interval : 1.0, name);
     if (!(options.rtol >= 0.0) || !(options.atol >= 0.0) ||
@@ -328,7 +351,9 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         // oscillations of mechanical models sit: CVODE's stability limit detection lowers
         // the order there.
         check_setup(CVodeSetStabLimDet(solver.memory, SUNTRUE), "CVodeSetStabLimDet");
-        if (options.model_jacobian && model.states() == 0) {
+        // constrained: CVODE's difference quotients (the kernels' Jacobian omits the
+        // constraint forces' derivatives)
+        if (options.model_jacobian && model.states() == 0 && !model.constrained()) {
             check_setup(CVodeSetJacFn(solver.memory, jacobian), "CVodeSetJacFn");
         }
     }
@@ -369,6 +394,13 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         unpack(solver.y, state);
         const bool end = flag == CV_TSTOP_RETURN || reached == t_end;
         state.t = end ? t_end : (task == CV_NORMAL ? target : reached);
+        if (problem.constrained) { // the multipliers of the output state
+            problem.q = state.q;
+            problem.v = state.v;
+            problem.x = state.x;
+            problem.acceleration(state.t);
+            state.lambda = problem.constrained->multipliers();
+        }
         require_finite(model, state, name);
         observer(static_cast<const State&>(state));
         ++stats.outputs;
@@ -393,7 +425,7 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
     CVodeGetNumNonlinSolvConvFails(solver.memory, &convergence_failures);
     stats.steps = static_cast<std::size_t>(steps);
     stats.rejected = static_cast<std::size_t>(error_test_failures + convergence_failures);
-    stats.force_evaluations = problem.force.evaluations();
+    stats.force_evaluations = problem.evaluations();
     return stats;
 }
 

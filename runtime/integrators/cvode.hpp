@@ -13,6 +13,15 @@
 //    central differences of the force when the model has none); with first-order states,
 //    whose rates have no derivative kernels, CVODE's own difference quotients are used.
 //
+// Constrained models (cvode-bdf only): the accelerations of the index-1 form, the saddle-point
+// system of M(q) and G(q) (ConstrainedModelForce), with CVODE's difference-quotient Jacobian.
+// There is no projection: g(q) and G v drift with the integration error (2e-11 after 0.3 s of
+// the wall pendulum at rtol 1e-12, tests/api/constrained_kinetic_energy_test.cpp). CVODE's
+// projection interface (CVodeSetProjFn, BDF only) collapsed the step size at rtol <= 1e-11 on
+// that model and is not used; for constraints held to round-off use dopri5, rk4 (projection
+// after every step) or ida (the constraints are equations of the DAE). cvode-adams refuses
+// constrained models.
+//
 // Tolerances: CVODE's weighted RMS norm with scalar rtol and atol. Output as the driver gives
 // it for DOPRI5: every internal step (output_interval = 0) or the states at
 // t0 + k output_interval and t_end, interpolated by CVODE (CV_NORMAL mode); the integration
@@ -58,9 +67,9 @@ struct CvodeOptions {
 
 // Integrates from state.t to t_end (which may lie before state.t); the observer sees the
 // initial state, then the outputs described above. Throws MethodNotApplicable for
-// constrained models (and when SUNDIALS is absent), NumericalFailure on CVODE errors and on
-// non-finite states. IntegrationStats: steps = CVODE's internal steps, rejected = its error
-// test and nonlinear-solver convergence failures.
+// constrained models with cvode-adams (and when SUNDIALS is absent), NumericalFailure on CVODE
+// errors and on non-finite states. IntegrationStats: steps = CVODE's internal steps, rejected = its
+// error test and nonlinear-solver convergence failures.
 IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod method,
                                  const CvodeOptions& options, double t_end, double output_interval,
                                  const std::function<void(const State&)>& observer);

@@ -3,6 +3,7 @@
 namespace mdl::runtime {
 
 template class Dopri5<ModelForce>;
+template class Dopri5<ConstrainedModelForce>;
 
 namespace detail {
 

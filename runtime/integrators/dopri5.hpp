@@ -5,9 +5,13 @@
 //   err = sqrt(1/N sum_i (yerr_i / (atol + rtol max(|y0_i|, |y1_i|)))^2),
 // and Hairer's continuous extension of order 4 for output between steps (dense output).
 // try_step() accepts or rejects a step and proposes the next size (StepSizeController);
-// step() takes a fixed step without control. integrate_adaptive() drives it.
+// step() takes a fixed step without control. integrate_adaptive() drives it. Constrained
+// models with ConstrainedModelForce: index-1 accelerations, the state projected onto g = 0,
+// G v = 0 after each accepted step and the next step started from the projected state's
+// slope (eight evaluations per step instead of six).
 #pragma once
 
+#include "runtime/integrators/constrained_acceleration.hpp"
 #include "runtime/integrators/first_order_form.hpp"
 #include "runtime/integrators/step_size_control.hpp"
 #include "runtime/integrators/stepper_support.hpp"
@@ -39,7 +43,7 @@ public:
     Dopri5(const Model& model, Force force, Dopri5Options options = {})
         : model_(&model), force_(std::move(force)), options_(options),
           controller_(options.control, 4, options.limits) {
-        require_unconstrained(model, name());
+        detail::require_constraint_handling<Force>(model, name());
         detail::require_rates<Force>(model, name());
         for (detail::Phase* p : {&k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_, &y_, &error_, &r1_, &r2_,
                                  &r3_, &r4_, &r5_}) {
@@ -271,6 +275,11 @@ private:
         s.x = y_.x;
         s.t += h;
         std::swap(k1_, k7_);
+        if constexpr (ProjectingField<Force>) {
+            // the projected state starts the next step: its slope replaces the FSAL one
+            detail::finish_step(force_, s);
+            detail::evaluate_slope(force_, s.t, s.q, s.v, s.x, k1_);
+        }
         memory_.remember(s);
     }
 
@@ -304,5 +313,6 @@ void Dopri5<Force>::throw_underflow(const State& s, double h) const {
 }
 
 extern template class Dopri5<ModelForce>;
+extern template class Dopri5<ConstrainedModelForce>;
 
 } // namespace mdl::runtime

@@ -3,14 +3,43 @@
 // so that the force is evaluated on contiguous positions and velocities without copies.
 #pragma once
 
+#include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model.hpp"
 #include "runtime/model_force.hpp"
+#include "runtime/state.hpp"
 
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
+namespace mdl::runtime {
+
+// A field for constrained models (ConstrainedModelForce): the accelerations keep g'' = 0, and
+// after every step the method hands it the new state to project onto g = 0, G v = 0.
+template <class F>
+concept ProjectingField = requires(F& f, State& s) {
+    f.project(s);
+};
+
+} // namespace mdl::runtime
+
 namespace mdl::runtime::detail {
+
+// Constructors: a field that does not project integrates unconstrained models only.
+template <AccelerationField Force>
+void require_constraint_handling(const Model& model, std::string_view method) {
+    if constexpr (!ProjectingField<Force>) {
+        require_unconstrained(model, method);
+    }
+}
+
+// After an accepted step.
+template <AccelerationField Force>
+void finish_step(Force& force, State& s) {
+    if constexpr (ProjectingField<Force>) {
+        force.project(s);
+    }
+}
 
 // A point (q, v, x) or a slope (dq, dv, dx) = (v, a, x') of the first-order system.
 struct Phase {

@@ -24,6 +24,13 @@
 // is consistent with the constraints (acceleration-level multipliers, curvature kernel).
 // With project_velocities the new velocity is then projected onto G(x_{n+1}) v = 0 in the
 // M metric, so velocities satisfy the hidden constraint to round-off too.
+//
+// A mass matrix M(q) from a kinetic energy: the equation is M(x_{n+1-alpha_f}) a_{n+1-alpha_m}
+// = F + G^T lambda, in the form above with M^-1 of the force's evaluation (Cholesky,
+// ModelForce) and M^-1 G^T from a factorization of M at the same point (the constraint
+// directions, the Gram matrix of the start, the velocity projection in the M(x_{n+1})
+// metric). Newton's matrix leaves out -M^-1 (dM/dq) a (ModelForce::acceleration_jacobians):
+// its convergence rate changes, not the converged residual.
 #pragma once
 
 #include "runtime/integrators/lagrange_multipliers.hpp"
@@ -70,8 +77,10 @@ public:
           v1_(a_), xa_(a_), va_(a_), force_a_(a_), r_(Vector::Zero(n_ + m_)), dz_(r_), tmp_(a_),
           noise_(a_), lambda_(Vector::Zero(m_)), g1_(lambda_), kappa_(lambda_),
           A_q_(Matrix::Zero(n_, n_)), A_v_(A_q_), Ga_(Matrix::Zero(m_, n_)), G1_(Ga_),
-          K_(Eigen::MatrixXd::Zero(n_ + m_, n_ + m_)), lu_(n_ + m_), gram_(model) {
-        require_constant_diagonal_mass(model, name_);
+          W_(Matrix::Zero(n_, m_)), mass_(Matrix::Zero(n_, n_)), S_(Eigen::MatrixXd::Zero(m_, m_)),
+          K_(Eigen::MatrixXd::Zero(n_ + m_, n_ + m_)), lu_(n_ + m_), gram_(model),
+          // computed once so that its status is set (a moved fresh LLT reads it uninitialised)
+          llt_(Matrix::Identity(n_, n_)) {
         require_no_first_order_states(model, name_);
     }
 
@@ -109,8 +118,8 @@ public:
             r_.head(n_) = (1.0 - p_.alpha_m) * a1_ + p_.alpha_m * a_ - force_a_;
             if (m_ > 0) {
                 model_->constraint_jacobian(xa_, Ga_);
-                tmp_.noalias() = Ga_.transpose() * lambda_;
-                r_.head(n_) -= model_->inverse_mass().cwiseProduct(tmp_);
+                constraint_directions(xa_, Ga_, s.t + h); // W = M(x_alpha)^-1 G_alpha^T
+                r_.head(n_).noalias() -= W_ * lambda_;
                 model_->constraint(x1_, g1_);
                 r_.tail(m_) = g1_ / beta_h2;
             }
@@ -139,8 +148,7 @@ public:
             K_.topLeftCorner(n_, n_) = -c * (beta_h2 * A_q_ + (p_.gamma * h) * A_v_);
             K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
             if (m_ > 0) {
-                K_.topRightCorner(n_, m_) =
-                    -(model_->inverse_mass().asDiagonal() * Ga_.transpose());
+                K_.topRightCorner(n_, m_) = -W_;
                 model_->constraint_jacobian(x1_, G1_);
                 K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
                 K_.bottomRightCorner(m_, m_).setZero();
@@ -199,22 +207,47 @@ private:
         force_.acceleration(s.t, s.q, s.v, s.x, a_);
         if (m_ > 0) {
             model_->constraint_jacobian(s.q, G1_);
-            gram_.factorize(G1_, s.t, name_);
+            factorize_gram(s.q, G1_, s.t);
             model_->curvature(s.q, s.v, kappa_);
             acceleration_multipliers(gram_, G1_, a_, kappa_, lambda_);
-            tmp_.noalias() = G1_.transpose() * lambda_;
-            a_ += model_->inverse_mass().cwiseProduct(tmp_);
+            a_.noalias() += W_ * lambda_;
         }
     }
 
     // v <- v - M^-1 G^T S^-1 G v: the M-orthogonal projection onto G(x_{n+1}) v = 0.
     void project_velocity(State& s) {
         model_->constraint_jacobian(s.q, G1_);
-        gram_.factorize(G1_, s.t, name_);
+        factorize_gram(s.q, G1_, s.t);
         kappa_.noalias() = G1_ * s.v;
         gram_.solve_in_place(kappa_);
-        tmp_.noalias() = G1_.transpose() * kappa_;
-        s.v -= model_->inverse_mass().cwiseProduct(tmp_);
+        s.v.noalias() -= W_ * kappa_;
+    }
+
+    // W = M(q)^-1 G^T: the inverse mass as a vector when M is constant and diagonal, else a
+    // Cholesky factorization of M(q) (a located failure where it is not positive definite).
+    void constraint_directions(const Vector& q, const Matrix& G, double t) {
+        W_ = G.transpose();
+        if (model_->mass_constant_diagonal()) {
+            W_.array().colwise() *= model_->inverse_mass().array();
+            return;
+        }
+        model_->mass_matrix(q, mass_);
+        tmp_.setZero();
+        solve_mass_matrix(*model_, t, mass_, llt_, tmp_); // factorizes, or throws
+        llt_.solveInPlace(W_);
+    }
+
+    // The Gram matrix S = G M(q)^-1 G^T factorized; W_ = M(q)^-1 G^T.
+    void factorize_gram(const Vector& q, const Matrix& G, double t) {
+        if (model_->mass_constant_diagonal()) {
+            gram_.factorize(G, t, name_);
+            W_ = G.transpose();
+            W_.array().colwise() *= model_->inverse_mass().array();
+            return;
+        }
+        constraint_directions(q, G, t);
+        S_.noalias() = G * W_;
+        gram_.factorize_gram(S_, t, name_);
     }
 
     [[noreturn]] void throw_not_finite(double t, double h) const;
@@ -229,10 +262,11 @@ private:
     Eigen::Index n_, m_;
     Vector a_, a1_, x1_, v1_, xa_, va_, force_a_, r_, dz_, tmp_, noise_;
     Vector lambda_, g1_, kappa_;
-    Matrix A_q_, A_v_, Ga_, G1_;
-    Eigen::MatrixXd K_;
+    Matrix A_q_, A_v_, Ga_, G1_, W_, mass_;
+    Eigen::MatrixXd S_, K_;
     Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
     ConstraintGram gram_;
+    Eigen::LLT<Matrix> llt_;
     detail::StepMemory memory_;
     int iterations_ = 0;
 };
@@ -263,7 +297,7 @@ void GeneralizedAlpha<Force>::throw_not_converged(double t, double h, double sca
 template <DifferentiableAccelerationField Force>
 void GeneralizedAlpha<Force>::throw_singular(double t, double h) {
     if (m_ > 0) { // dependent constraints are named by the Gram factorization
-        gram_.factorize(G1_, t, name_);
+        factorize_gram(x1_, G1_, t);
     }
     detail::throw_implicit_singular(*model_, name_, t, h);
 }

@@ -24,6 +24,16 @@ void ConstraintGram::factorize(const Matrix& G, double t, std::string_view metho
             L_(i, j) = s;
         }
     }
+    factorize_lower(t, method);
+}
+
+void ConstraintGram::factorize_gram(const Eigen::MatrixXd& S, double t, std::string_view method) {
+    L_.triangularView<Eigen::Lower>() = S.triangularView<Eigen::Lower>();
+    factorize_lower(t, method);
+}
+
+void ConstraintGram::factorize_lower(double t, std::string_view method) {
+    const Eigen::Index m = L_.rows();
     for (Eigen::Index j = 0; j < m; ++j) {
         const double diagonal = L_(j, j); // |G_j|^2 in the M^-1 metric
         double pivot = diagonal;

@@ -20,10 +20,16 @@ public:
     explicit ConstraintGram(const Model& model);
     // Throws NumericalFailure(singular_constraint_jacobian) at time t for method.
     void factorize(const Matrix& G, double t, std::string_view method);
+    // The same for a Gram matrix S = G M(q)^-1 G^T formed by the caller (a mass matrix that
+    // is not constant and diagonal); only its lower triangle is read.
+    void factorize_gram(const Eigen::MatrixXd& S, double t, std::string_view method);
     // b <- S^-1 b
     void solve_in_place(Vector& b) const;
 
 private:
+    // Cholesky of the Gram matrix held in the lower triangle of L_, in place.
+    void factorize_lower(double t, std::string_view method);
+
     const Model* model_;
     Eigen::MatrixXd L_; // lower Cholesky factor
 };

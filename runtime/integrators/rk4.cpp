@@ -3,5 +3,6 @@
 namespace mdl::runtime {
 
 template class RungeKutta4<ModelForce>;
+template class RungeKutta4<ConstrainedModelForce>;
 
 } // namespace mdl::runtime

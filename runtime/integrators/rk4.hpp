@@ -2,9 +2,12 @@
 //   k1 = y'(t_n, y_n),              k2 = y'(t_n + h/2, y_n + h/2 k1),
 //   k3 = y'(t_n + h/2, y_n + h/2 k2), k4 = y'(t_n + h, y_n + h k3),
 //   y_{n+1} = y_n + h/6 (k1 + 2 k2 + 2 k3 + k4).
-// Four force evaluations per step; first-order states allowed, constraints not.
+// Four force evaluations per step; first-order states allowed. Constrained models with
+// ConstrainedModelForce (index-1 accelerations, projection after each step: a fifth
+// evaluation for the multipliers at the projected state).
 #pragma once
 
+#include "runtime/integrators/constrained_acceleration.hpp"
 #include "runtime/integrators/first_order_form.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 
@@ -19,7 +22,7 @@ public:
     explicit RungeKutta4(const Model& model) requires std::same_as<Force, ModelForce>
         : RungeKutta4(model, ModelForce(model)) {}
     RungeKutta4(const Model& model, Force force) : model_(&model), force_(std::move(force)) {
-        require_unconstrained(model, name());
+        detail::require_constraint_handling<Force>(model, name());
         detail::require_rates<Force>(model, name());
         for (detail::Phase* p : {&k1_, &k2_, &k3_, &k4_, &y_}) {
             p->resize(model);
@@ -48,6 +51,7 @@ public:
         s.v += w * (k1_.v + 2.0 * k2_.v + 2.0 * k3_.v + k4_.v);
         s.x += w * (k1_.x + 2.0 * k2_.x + 2.0 * k3_.x + k4_.x);
         s.t += h;
+        detail::finish_step(force_, s);
     }
 
 private:
@@ -63,5 +67,6 @@ private:
 };
 
 extern template class RungeKutta4<ModelForce>;
+extern template class RungeKutta4<ConstrainedModelForce>;
 
 } // namespace mdl::runtime

@@ -28,29 +28,29 @@ void require_constant_diagonal_mass(const Model& model, std::string_view method)
         return;
     }
     throw MethodNotApplicable(
-        method, mass_matrix_description(model) +
-                    ", and this method assumes a constant diagonal mass (it multiplies forces "
-                    "by M^-1 component by component); use rk4, dopri5 or cvode-bdf, which "
-                    "solve M(q) a = f at every evaluation" +
-                    (model.constrained() ? " (for a model without constraints)" : ""));
+        method,
+        mass_matrix_description(model) +
+            ", and this method assumes a constant diagonal mass (it multiplies forces "
+            "by M^-1 component by component); use rk4, dopri5 or cvode-bdf, which "
+            "solve M(q) a = f at every evaluation" +
+            (model.constrained() ? " (with the constraints: rk4, dopri5, cvode-bdf or ida)" : ""));
 }
 
 void require_unconstrained(const Model& model, std::string_view method) {
     if (model.constrained() && !model.mass_constant_diagonal()) {
         throw MethodNotApplicable(
-            method, "the model has " + std::to_string(model.constraints()) + " constraint(s) (" +
-                        model.constraint_name(0) + ", ...) and " + mass_matrix_description(model) +
-                        "; no method of this version integrates constraints with such a mass "
-                        "matrix (the constrained methods assume a constant diagonal mass): "
-                        "write the model in independent coordinates for rk4 or dopri5, or with "
-                        "bodies and constraints for rattle");
+            method,
+            "the model has " + std::to_string(model.constraints()) + " constraint(s) (" +
+                model.constraint_name(0) + ", ...) and " + mass_matrix_description(model) +
+                "; this method does not integrate constraints: use rk4, dopri5, cvode-bdf or "
+                "ida, which solve the saddle-point system of M(q) and the constraints");
     }
     if (model.constrained()) {
         throw MethodNotApplicable(
             method, "the model has " + std::to_string(model.constraints()) + " constraint(s) (" +
                         model.constraint_name(0) +
-                        ", ...); use rattle, shake, newmark or galpha, which enforce them with "
-                        "Lagrange multipliers");
+                        ", ...); use rattle, shake, newmark, galpha, rk4 or dopri5, which "
+                        "enforce them with Lagrange multipliers (also cvode-bdf and ida)");
     }
 }
 

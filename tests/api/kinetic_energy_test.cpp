@@ -327,29 +327,6 @@ TEST_CASE("methods that assume a constant diagonal mass refuse M(q) and name one
     }
 }
 
-TEST_CASE("constraints together with M(q) are refused by every method") {
-    const char* source = R"(model KineticConstrained
-  coordinate a(start = 0.6);
-  coordinate b(start = 0.8);
-  kinetic T = (1 + a^2)/2*der(a)^2 + der(b)^2/2;
-  constraint circle: a^2 + b^2 = 1;
-end KineticConstrained;
-)";
-    test::LoadedModel model(compile(source, "kinetic_constrained.mdl"));
-    CHECK_FALSE(model.compiled.mass_constant());
-    CHECK(model.compiled.mass_diagonal());
-    for (const runtime::MethodInfo& m : runtime::methods()) {
-        INFO(m.name);
-        CHECK_THROWS_AS(runtime::require_applicable(m.method, model.model),
-                        runtime::MethodNotApplicable);
-    }
-    CHECK_THROWS_WITH(runtime::require_applicable(runtime::Method::rk4, model.model),
-                      Catch::Contains("no method of this version integrates constraints"));
-    CHECK_THROWS_WITH(runtime::require_applicable(runtime::Method::rattle, model.model),
-                      Catch::Contains("from its kinetic energy depends on the positions, and "
-                                      "this method assumes a constant diagonal mass"));
-}
-
 TEST_CASE("a mass matrix that loses positive definiteness is a numerical failure") {
     // M = (1 - q^2) is positive at the start q = 0.5 and vanishes at |q| = 1, which the
     // motion reaches (v0 = 3 against no force); the failure names the velocity.

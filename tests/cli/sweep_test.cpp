@@ -214,7 +214,8 @@ TEST_CASE("bad sweeps get a one-line error naming the flag") {
     CHECK(unknown.output.find("-p q00: model 'HarmonicOscillator' has no parameter 'q00'; did "
                               "you mean 'q0'?") != std::string::npos);
     // a method that cannot run the model: every run fails to start
-    Result method = mdl("sweep " + model("double_pendulum.mdl") + " -m rk4 -p omega=1,2 -o " + out);
+    Result method =
+        mdl("sweep " + model("double_pendulum.mdl") + " -m verlet -p omega=1,2 -o " + out);
     CHECK(method.status == 2);
     CHECK(method.output.find("mdl sweep: error: every run failed to start; run 0 (omega = 1): ") !=
           std::string::npos);
