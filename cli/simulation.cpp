@@ -85,6 +85,10 @@ struct Observer {
                             number(run.stop), number(projected), number(max_steps)));
         }
     }
+    void event(const runtime::State& s, std::string_view name) {
+        csv.event(s, name);
+        last = s;
+    }
     void finish(const runtime::State& s) {
         csv.finish(s);
         last = s;
@@ -327,6 +331,21 @@ auto run_into(SimulationResult& r, const CompiledModel& compiled, const runtime:
     return stats;
 }
 
+// "; events: b.y <= 0 x 62 (rest 1)", or nothing for a model without events.
+std::string event_summary(const runtime::Model& model, const runtime::IntegrationStats& stats) {
+    std::string out;
+    for (std::size_t k = 0; k < stats.event_counts.size(); ++k) {
+        out += fmt::format("{}{} x {}", out.empty() ? "; events: " : ", ", model.events()[k].name,
+                           stats.event_counts[k]);
+        if (k < stats.event_rests.size() && stats.event_rests[k] > 0) {
+            out += fmt::format(" (at rest {} times)", stats.event_rests[k]);
+        }
+    }
+    return out + (stats.terminated
+                      ? fmt::format("; ended by terminate(\"{}\")", stats.terminate_message)
+                      : "");
+}
+
 SimulationResult run_classical(const SimulationSettings& o, const CompiledModel& compiled,
                                const runtime::Model& model, const std::string& method_name,
                                std::ostream& out, const ProgressCallback& progress) {
@@ -376,7 +395,8 @@ SimulationResult run_classical(const SimulationSettings& o, const CompiledModel&
     r.summary = fmt::format("{} with {}: t = {} to {}, {} steps{}, {} rows, {:.3f} s",
                             compiled.name(), info.name, r.start, r.stop, stats.steps,
                             info.adaptive ? fmt::format(" ({} rejected)", stats.rejected) : "",
-                            r.rows, r.seconds);
+                            r.rows, r.seconds) +
+                event_summary(model, stats);
     return r;
 }
 

@@ -47,8 +47,8 @@ CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
     : out_(&out), model_(&model), every_(options.every),
       residuals_(options.residuals.value_or(model.constrained()) && model.constrained()),
       multipliers_(options.multipliers.value_or(model.constrained()) && model.constrained()),
-      energy_(options.energy.value_or(model.conservative())), g_(Vector::Zero(model.constraints())),
-      theta_(Vector::Zero(model.vibrations())) {
+      energy_(options.energy.value_or(model.conservative())), events_(model.has_events()),
+      g_(Vector::Zero(model.constraints())), theta_(Vector::Zero(model.vibrations())) {
     if (every_ == 0) {
         throw std::invalid_argument("csv: --every must be at least 1");
     }
@@ -78,6 +78,9 @@ CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
     if (energy_) {
         columns_.push_back("energy");
     }
+    if (events_) {
+        columns_.push_back("event");
+    }
     std::string header;
     for (std::size_t i = 0; i < columns_.size(); ++i) {
         if (i > 0) {
@@ -98,6 +101,11 @@ void CsvWriter::operator()(const State& state) {
     }
 }
 
+void CsvWriter::event(const State& state, std::string_view name) {
+    write(state, name);
+    last_written_ = true;
+}
+
 void CsvWriter::finish(const State& state) {
     if (observed_ > 0 && !last_written_) {
         write(state);
@@ -114,7 +122,7 @@ void CsvWriter::append(double value) {
     line_.append(buffer, result.ptr);
 }
 
-void CsvWriter::write(const State& state) {
+void CsvWriter::write(const State& state, std::string_view event) {
     line_.clear();
     append(state.t);
     for (const Vector* part : {&state.q, &state.v, &state.x}) {
@@ -136,6 +144,10 @@ void CsvWriter::write(const State& state) {
     if (energy_) {
         model_->phases(state.t, theta_);
         append(model_->energy(state.t, state.q, state.v, theta_));
+    }
+    if (events_) {
+        line_ += ',';
+        line_ += csv_field(std::string(event));
     }
     line_ += '\n';
     write_flushed(line_);

@@ -1,10 +1,11 @@
 // A streaming CSV observer: one header line, then one line per observed state
 //   time, <positions>, der(<positions>), <states>, residual(<constraint>)...,
-//   lambda(<constraint>)..., energy
+//   lambda(<constraint>)..., energy, event
 // (residuals and multipliers when the model is constrained, energy when it is conservative,
-// unless chosen otherwise). Each line is formatted completely, written with one call and
-// flushed, so the file stays a valid CSV up to the last good state when a run fails or is
-// killed. Numbers are the shortest text that reads back to the same double.
+// unless chosen otherwise; `event` when the model has events: empty, or on the two rows at an
+// event's time, before and after its reinits, the event's name). Each line is formatted completely,
+// written with one call and flushed, so the file stays a valid CSV up to the last good state when a
+// run fails or is killed. Numbers are the shortest text that reads back to the same double.
 #pragma once
 
 #include "runtime/model.hpp"
@@ -15,6 +16,7 @@
 #include <ostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mdl::runtime {
@@ -49,6 +51,8 @@ public:
     CsvWriter(std::ostream&, const Model&&, CsvOptions = {}) = delete; // keeps a pointer
 
     void operator()(const State& state);
+    // A row at an event, always written, with the event's name in the `event` column.
+    void event(const State& state, std::string_view name);
     // The final state, written unless it was the last row already.
     void finish(const State& state);
 
@@ -57,14 +61,14 @@ public:
     std::size_t bytes() const { return bytes_; } // header and rows written
 
 private:
-    void write(const State& state);
+    void write(const State& state, std::string_view event = {});
     void write_flushed(const std::string& text);
     void append(double value);
 
     std::ostream* out_;
     const Model* model_;
     std::size_t every_;
-    bool residuals_, multipliers_, energy_;
+    bool residuals_, multipliers_, energy_, events_;
     std::vector<std::string> columns_;
     std::string line_;
     Vector g_, theta_;
