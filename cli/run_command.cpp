@@ -84,12 +84,13 @@ int run(const RunOptions& o) {
         progress->update(t);
         return interruption_signal() == 0;
     };
-    runtime::CsvWriter csv(*out, output_layout(compiled).columns);
+    const OutputLayout layout = output_layout(compiled);
+    runtime::CsvWriter csv(*out, layout.columns, layout.events);
     double last_row = 0.0; // the time of the last row written
     const SimulationStatistics result = simulate(
         compiled, o.simulation,
         [&](const OutputRow& row) {
-            csv.write_row(row.values);
+            csv.write_row(row.values, row.event);
             last_row = row.t;
             return true;
         },

@@ -26,7 +26,7 @@ namespace mdl::cli {
 // largest |q_i|, the largest |residual|, the largest |E - E(first row)|.
 struct SweepRunner::Metrics {
     std::size_t positions = 0, states = 0, constraints = 0;
-    bool constrained = false, energy = false;
+    bool constrained = false, energy = false, events = false; // events: a last text column
 
     std::size_t rows = 0;
     std::vector<double> last;      // time, q, v, x of the last row
@@ -34,7 +34,8 @@ struct SweepRunner::Metrics {
     double max_abs_residual = 0, first_energy = 0, energy_drift = 0;
 
     std::size_t width() const {
-        return 1 + 2 * positions + states + (constrained ? 2 * constraints : 0) + (energy ? 1 : 0);
+        return 1 + 2 * positions + states + (constrained ? 2 * constraints : 0) + (energy ? 1 : 0) +
+               (events ? 1 : 0);
     }
 
     void row(const std::vector<double>& cells) {
@@ -51,7 +52,7 @@ struct SweepRunner::Metrics {
             }
         }
         if (energy) {
-            double e = cells.back();
+            double e = cells[width() - 1 - (events ? 1 : 0)];
             if (rows == 0) {
                 first_energy = e;
             }
@@ -175,6 +176,7 @@ SweepRunner::SweepRunner(const CompiledModel& compiled, SweepGrid grid, Simulati
     constraints_ = static_cast<std::size_t>(model.constraints());
     constrained_ = model.constrained();
     energy_ = model.conservative(); // as the CSV writer decides; independent of the parameters
+    events_ = model.has_events();
 }
 
 std::string SweepRunner::header() const {
@@ -224,6 +226,7 @@ SweepRunner::Metrics SweepRunner::no_rows() const {
     metrics.constraints = constraints_;
     metrics.constrained = constrained_;
     metrics.energy = energy_;
+    metrics.events = events_;
     return metrics;
 }
 
@@ -264,12 +267,13 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
                     return interruption_signal() == 0;
                 };
             }
-            runtime::CsvWriter csv(out, output_layout(model).columns);
+            const OutputLayout layout = output_layout(model);
+            runtime::CsvWriter csv(out, layout.columns, layout.events);
             double last_row = 0.0;
             result = simulate(
                 model, settings_,
                 [&](const OutputRow& r) {
-                    csv.write_row(r.values);
+                    csv.write_row(r.values, r.event);
                     last_row = r.t;
                     return true;
                 },

@@ -71,7 +71,7 @@ private:
     std::filesystem::path directory_;
     bool trajectories_;
     std::size_t positions_, states_, constraints_;
-    bool constrained_, energy_;
+    bool constrained_, energy_, events_;
 };
 
 // Runs and failures counted so far, drawn on stderr as a progress bar when enabled (stderr a

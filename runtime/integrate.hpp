@@ -19,14 +19,19 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mdl::runtime {
 
 struct IntegrationStats {
-    std::size_t steps = 0;             // accepted steps
-    std::size_t rejected = 0;          // rejected steps (adaptive only)
-    std::size_t outputs = 0;           // states handed to the observer
-    std::size_t force_evaluations = 0; // filled by run() (ModelForce counts them)
+    std::size_t steps = 0;                 // accepted steps
+    std::size_t rejected = 0;              // rejected steps (adaptive only)
+    std::size_t outputs = 0;               // states handed to the observer
+    std::size_t force_evaluations = 0;     // filled by run() (ModelForce counts them)
+    std::vector<std::size_t> event_counts; // per event of the model (events/event_driver.hpp)
+    std::vector<std::size_t> event_rests;  // per event: contacts that came to rest
+    bool terminated = false;               // a when-clause's terminate() ended the run
+    std::string terminate_message;         // its message
 };
 
 // Throws NumericalFailure(non_finite) naming the first non-finite position, velocity,
@@ -147,8 +152,8 @@ IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double
             if (stats.steps == next_projection && !last) {
                 next_projection *= 10;
                 const double done = std::abs(state.t - t0);
-                const double projected = static_cast<double>(stats.steps) *
-                                         (1.0 + std::abs(t_end - state.t) / done);
+                const double projected =
+                    static_cast<double>(stats.steps) * (1.0 + std::abs(t_end - state.t) / done);
                 if (!(projected <= max_projected_steps)) {
                     throw NumericalFailure(
                         FailureKind::too_many_steps, stepper.name(), state.t, "",

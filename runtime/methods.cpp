@@ -113,8 +113,18 @@ std::string unknown_method_message(std::string_view name) {
     return message + " (methods: " + all + ")";
 }
 
+void require_events_supported(Method method, const Model& model) {
+    if (model.has_events() && method != Method::rk4 && method != Method::dopri5) {
+        throw MethodNotApplicable(info(method).name,
+                                  "model '" + model.name() +
+                                      "' has events (when-clauses), which this method does "
+                                      "not detect; methods that do: dopri5, rk4");
+    }
+}
+
 void require_applicable(Method method, const Model& model) {
     const MethodInfo& m = info(method);
+    require_events_supported(method, model);
     if (!m.variable_mass) {
         require_constant_diagonal_mass(model, m.name);
     }
@@ -132,6 +142,9 @@ void require_applicable(Method method, const Model& model) {
 }
 
 Method default_method(const Model& model) {
+    if (model.has_events()) {
+        return Method::dopri5;
+    }
     if (!model.mass_constant_diagonal()) {
         return Method::dopri5;
     }

@@ -56,6 +56,12 @@ Model::Model(const mdl_kernels& kernels, std::vector<double> parameters, ModelNa
     require(mass_constant_diagonal() || kernels_.n_positions == 0 || kernels_.mass_matrix,
             who + ": a mass matrix that is not constant and diagonal needs the mass_matrix "
                   "kernel");
+    require((kernels_.n_events == 0 || kernels_.event_indicator) &&
+                (kernels_.n_reinits == 0 || kernels_.event_reinit),
+            who + ": the event_indicator and event_reinit kernels are missing");
+    for (unsigned i = 0; i < kernels_.n_events; ++i) { // default events: no reinit, by index
+        events_.push_back({"event " + std::to_string(i + 1), i, {}, 0, false, ""});
+    }
     default_names(names_.positions, kernels_.n_positions, "q", "position");
     default_names(names_.states, kernels_.n_states, "x", "state");
     default_names(names_.constraints, kernels_.n_constraints, "g", "constraint");
@@ -207,6 +213,39 @@ void solve_mass_matrix(const Model& model, double t, const Matrix& M, Eigen::LLT
                                "M^-1 f is not defined");
     }
     llt.solveInPlace(rhs);
+}
+
+void Model::set_events(std::vector<Event> events) {
+    if (events.size() != kernels_.n_events) {
+        throw std::invalid_argument("model '" + names_.model + "' has " +
+                                    std::to_string(kernels_.n_events) + " events, not " +
+                                    std::to_string(events.size()));
+    }
+    for (const Event& e : events) {
+        if (e.first_reinit + e.reinits.size() > kernels_.n_reinits) {
+            throw std::invalid_argument("event '" + e.name + "' refers to reinits beyond the " +
+                                        std::to_string(kernels_.n_reinits) + " of the model");
+        }
+    }
+    events_ = std::move(events);
+}
+
+void Model::event_indicators(double t, const Vector& q, const Vector& v, const Vector& x,
+                             const Vector& theta, Vector& g) const {
+    if (kernels_.n_events == 0) {
+        return;
+    }
+    const mdl_kernel_args a = args(t, q, v, x, theta);
+    kernels_.event_indicator(&a, g.data());
+}
+
+void Model::event_reinits(double t, const Vector& q, const Vector& v, const Vector& x,
+                          const Vector& theta, Vector& values) const {
+    if (kernels_.n_reinits == 0) {
+        return;
+    }
+    const mdl_kernel_args a = args(t, q, v, x, theta);
+    kernels_.event_reinit(&a, values.data());
 }
 
 void Model::rates(double t, const Vector& q, const Vector& v, const Vector& x, const Vector& theta,

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "codegen/kernel_abi.h"
+#include "runtime/events/event.hpp"
 #include "runtime/state.hpp"
 
 #include <Eigen/Cholesky>
@@ -106,6 +107,16 @@ public:
     // Kinetic plus potential energy; has_potential() must hold.
     double energy(double t, const Vector& q, const Vector& v, const Vector& theta) const;
 
+    // Events (when-clauses, docs/events.md): one per event_indicator output. set_events
+    // throws std::invalid_argument when the list does not match the kernel table.
+    void set_events(std::vector<Event> events);
+    const std::vector<Event>& events() const { return events_; }
+    bool has_events() const { return kernels_.n_events > 0; }
+    void event_indicators(double t, const Vector& q, const Vector& v, const Vector& x,
+                          const Vector& theta, Vector& g) const; // e
+    void event_reinits(double t, const Vector& q, const Vector& v, const Vector& x,
+                       const Vector& theta, Vector& values) const; // n_reinits
+
     // A state of the right sizes at time t, everything zero.
     State zero_state(double t = 0.0) const;
 
@@ -119,6 +130,7 @@ private:
     mdl_kernels kernels_;
     std::vector<double> parameters_;
     ModelNames names_;
+    std::vector<Event> events_;
     Vector mass_;
     Vector inverse_mass_;
 };

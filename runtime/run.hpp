@@ -3,6 +3,7 @@
 // loop (one loop instantiated per method), so there is no virtual call per step.
 #pragma once
 
+#include "runtime/events/event_driver.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/integrators/dopri5.hpp"
@@ -23,6 +24,9 @@ template <class Observer>
 IntegrationStats run(const Model& model, State& state, const RunSettings& settings,
                      Observer&& observer) {
     require_applicable(settings.method, model);
+    if (model.has_events()) {
+        return run_with_events(model, state, settings, observer);
+    }
     const auto fixed = [&](auto stepper) {
         auto stats = integrate_fixed(stepper, state, settings.stop_time, settings.step, observer);
         stats.force_evaluations = stepper.force().evaluations();

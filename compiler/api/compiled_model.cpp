@@ -386,6 +386,29 @@ std::vector<FastScale> CompiledModel::fast_scales() const {
     return out;
 }
 
+std::vector<EventInfo> CompiledModel::events() const {
+    std::vector<EventInfo> out;
+    std::size_t next_reinit = 0;
+    for (const check::Event& e : state_->checked.events) {
+        EventInfo info;
+        info.name = e.name;
+        info.clause = e.clause;
+        info.first_reinit = next_reinit;
+        for (const check::Reinit& r : e.reinits) {
+            const auto target =
+                r.target == check::Expr::Kind::position ? EventInfo::Target::position
+                : r.target == check::Expr::Kind::state  ? EventInfo::Target::state
+                                                        : EventInfo::Target::velocity;
+            info.reinits.push_back({target, r.index, r.target_name});
+            ++next_reinit;
+        }
+        info.terminates = e.terminate.has_value();
+        info.terminate_message = e.terminate.value_or("");
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
 bool CompiledModel::force_even_in_phase(std::size_t vibration) const {
     const auto& even = state_->compilation->force_even_in_phase;
     return vibration >= even.size() || even[vibration]; // no such phase: nothing depends on it

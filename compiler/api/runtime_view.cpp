@@ -6,12 +6,35 @@
 
 namespace mdl {
 
+std::vector<runtime::Event> runtime_events(const CompiledModel& compiled) {
+    std::vector<runtime::Event> out;
+    for (const EventInfo& e : compiled.events()) {
+        runtime::Event event;
+        event.name = e.name;
+        event.clause = e.clause;
+        event.first_reinit = e.first_reinit;
+        event.terminates = e.terminates;
+        event.terminate_message = e.terminate_message;
+        for (const EventInfo::Reinit& r : e.reinits) {
+            using T = runtime::EventReinit::Target;
+            const T target = r.target == EventInfo::Target::position ? T::position
+                             : r.target == EventInfo::Target::state  ? T::state
+                                                                     : T::velocity;
+            event.reinits.push_back({target, static_cast<Eigen::Index>(r.index)});
+        }
+        out.push_back(std::move(event));
+    }
+    return out;
+}
+
 runtime::Model runtime_model(const CompiledModel& compiled) {
-    return runtime::Model(
+    runtime::Model model(
         compiled.kernels(), {compiled.parameters().begin(), compiled.parameters().end()},
         runtime::ModelNames{compiled.name(), compiled.position_names(), compiled.state_names(),
                             compiled.constraint_names(), compiled.parameter_names(),
                             compiled.vibration_names()});
+    model.set_events(runtime_events(compiled));
+    return model;
 }
 
 runtime::State initial_state(const CompiledModel& compiled, const runtime::Model& model,

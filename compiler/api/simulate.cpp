@@ -102,12 +102,16 @@ struct Observer {
                             number(run.stop), number(projected), number(max_steps)));
         }
     }
+    void event(const runtime::State& s, std::string_view name) {
+        rows.event(s);
+        emit(name);
+    }
     void finish(const runtime::State& s) {
         if (rows.finish(s)) {
             emit();
         }
     }
-    void emit() {
+    void emit(std::string_view event = {}) {
         ++run.rows;
         if (!output.rows) {
             return;
@@ -115,6 +119,7 @@ struct Observer {
         const std::span<const double> values = rows.values();
         const std::size_t n = layout.positions, k = layout.states, m = layout.constraints;
         OutputRow row;
+        row.event = event;
         row.t = values[0];
         row.positions = values.subspan(1, n);
         row.velocities = values.subspan(1 + n, n);
@@ -370,6 +375,21 @@ auto run_into(SimulationStatistics& r, const CompiledModel& compiled, const runt
     }
 }
 
+// "; events: b.y <= 0 x 62 (rest 1)", or nothing for a model without events.
+std::string event_summary(const runtime::Model& model, const runtime::IntegrationStats& stats) {
+    std::string out;
+    for (std::size_t k = 0; k < stats.event_counts.size(); ++k) {
+        out += fmt::format("{}{} x {}", out.empty() ? "; events: " : ", ", model.events()[k].name,
+                           stats.event_counts[k]);
+        if (k < stats.event_rests.size() && stats.event_rests[k] > 0) {
+            out += fmt::format(" (at rest {} times)", stats.event_rests[k]);
+        }
+    }
+    return out + (stats.terminated
+                      ? fmt::format("; ended by terminate(\"{}\")", stats.terminate_message)
+                      : "");
+}
+
 // The statistics of a run a host's observer ended at a step boundary.
 SimulationStatistics stopped(SimulationStatistics& r, const CompiledModel& compiled) {
     r.summary = fmt::format("{} with {}: t = {} to {}, stopped by the observer, {} rows, {:.3f} s",
@@ -430,7 +450,8 @@ SimulationStatistics run_classical(const SimulationSettings& o, const CompiledMo
     r.summary = fmt::format("{} with {}: t = {} to {}, {} steps{}, {} rows, {:.3f} s",
                             compiled.name(), info.name, r.start, r.stop, stats.steps,
                             info.adaptive ? fmt::format(" ({} rejected)", stats.rejected) : "",
-                            r.rows, r.seconds);
+                            r.rows, r.seconds) +
+                event_summary(model, stats);
     return r;
 }
 
@@ -776,6 +797,7 @@ OutputLayout output_layout(const CompiledModel& compiled) {
     layout.residuals = rows.residuals();
     layout.multipliers = rows.multipliers();
     layout.energy = rows.energy();
+    layout.events = model.has_events();
     return layout;
 }
 

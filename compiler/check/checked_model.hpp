@@ -216,6 +216,27 @@ struct Equation {
     Range range;
 };
 
+// reinit(target, value) in a when-clause: at the event, target jumps to value, evaluated on
+// the state just before the event (where pre(x) is x).
+struct Reinit {
+    Expr::Kind target = Expr::Kind::velocity; // velocity, state or position
+    std::uint32_t index = 0;                  // into positions (velocity, position) or states
+    std::string target_name;                  // "b.vy", "der(q)", "x"
+    ExprPtr value;
+    Range range;
+};
+
+// One branch of a when-clause (docs/events.md). It fires when `indicator` crosses zero from
+// below, i.e. when its condition becomes true: `a <= b` has indicator b - a, `a >= b` a - b.
+struct Event {
+    std::string name;         // the condition as written, blanks collapsed: "b.y <= 0"
+    ExprPtr indicator;        // >= 0 where the condition holds
+    std::uint32_t clause = 0; // the when-clause; of its branches firing at once the first wins
+    std::vector<Reinit> reinits;
+    std::optional<std::string> terminate; // terminate("message")
+    Range range;                          // the condition
+};
+
 struct FastScale {
     std::string source; // "vibration a" or "spring s2"
     double omega = 0;   // rad per unit time, with default parameter values
@@ -257,6 +278,7 @@ struct CheckedModel {
     std::vector<Constraint> constraints;
     std::vector<Vibration> vibrations;
     std::vector<Equation> equations;
+    std::vector<Event> events; // the branches of the when-clauses, in source order
     std::map<std::string, ExperimentSetting> experiment;
     std::vector<FastScale> fast_scales;
     std::vector<StructuralParameter> structural;

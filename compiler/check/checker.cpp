@@ -31,6 +31,9 @@ std::optional<CheckedModel> Checker::run() {
     for (const auto& e : m_.equations) {
         check_equation(e);
     }
+    for (std::uint32_t i = 0; i < m_.whens.size(); ++i) {
+        check_when(m_.whens[i], i);
+    }
     for (const auto& a : m_.annotations) {
         check_annotation(a);
     }
@@ -51,7 +54,7 @@ std::optional<CheckedModel> Checker::run() {
 namespace mdl::check {
 
 bool is_builtin_name(const std::string& name) {
-    return name == "time" || name == "pi" || name == "der" ||
+    return name == "time" || name == "pi" || name == "der" || name == "pre" ||
            detail::find_function(name) != nullptr;
 }
 

@@ -8,6 +8,7 @@
 //                    vibrations
 //   rigid_bodies.cpp planar rigid bodies, their points, and joints (revolute, prismatic, weld)
 //   equations.cpp    constraints, equations, and the system being square
+//   when_clauses.cpp when-clauses: event conditions, reinit and terminate
 //   settings.cpp     the experiment annotation and the fast scales
 // Arrays, loops and components never reach the checker: compiler/flatten unrolls them first.
 // Not installed, not part of the API.
@@ -83,6 +84,7 @@ struct Context {
     bool time = false;
     bool vibrations = false;
     bool body_masses = true; // b.m (not in parameter values and masses)
+    bool pre = false;        // pre(x): in the values of reinit only
     int phase_of = -1;       // vibration whose phase variable is in scope
     std::string phase_name;
 };
@@ -341,6 +343,13 @@ private:
     void first_order_equation(const ast::Equation& eq, const ast::NameRef& target, Range range);
 
     void check_square();
+
+    // ---- When-clauses (when_clauses.cpp) ---------------------------------------------
+
+    void check_when(const ast::When& w, std::uint32_t clause);
+
+    // pre(x): x just before the event, allowed in the value of a reinit.
+    ExprPtr resolve_pre(const ast::Call& c, Range range, const Context& ctx);
 
     // ---- Annotation ----------------------------------------------------------------------
 

@@ -160,6 +160,9 @@ ExprPtr Checker::resolve_call(const ast::Call& c, Range range, const Context& ct
     if (name == "der") {
         return resolve_der(c, range, ctx);
     }
+    if (name == "pre") {
+        return resolve_pre(c, range, ctx);
+    }
     const BuiltinFunction* f = find_function(name);
     if (!f) {
         std::vector<std::string> candidates;

@@ -72,6 +72,10 @@ mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
         return &table.phase_rate;
     case Kernel::mass_matrix:
         return &table.mass_matrix;
+    case Kernel::event_indicator:
+        return &table.event_indicator;
+    case Kernel::event_reinit:
+        return &table.event_reinit;
     }
     return nullptr;
 }
@@ -263,6 +267,8 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     table.n_constraints = sizes.constraints;
     table.n_vibrations = sizes.vibrations;
     table.n_parameters = sizes.parameters;
+    table.n_events = sizes.events;
+    table.n_reinits = sizes.reinits;
     for (symbolic::Kernel k : symbolic::all_kernels) {
         if (!system.outputs(k).empty()) {
             const std::uintptr_t address = state->jit->lookup(kernel_symbol(k));

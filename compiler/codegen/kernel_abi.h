@@ -70,6 +70,13 @@ typedef struct mdl_kernels {
     int applied_velocity_dependent; /* nonzero when f depends on v other than through the
                                        kinetic energy's velocity terms (with a constant
                                        diagonal M: the same as velocity_dependent) */
+
+    /* Appended for events (when-clauses, docs/events.md); null when the model has none. */
+    unsigned n_events;          /* e: branches of when-clauses */
+    unsigned n_reinits;         /* reinit statements over all events */
+    mdl_kernel event_indicator; /* out[e]: indicators, >= 0 where a when-condition holds */
+    mdl_kernel event_reinit;    /* out[n_reinits]: new value of each reinit, from the state
+                                   just before the event */
 } mdl_kernels;
 
 #ifdef __cplusplus

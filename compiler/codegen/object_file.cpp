@@ -49,8 +49,9 @@ ObjectTarget resolve_target(const ObjectTarget& target) {
 namespace {
 
 // `const mdl_kernels P_kernels = {...}` with the layout of kernel_abi.h: five unsigned sizes,
-// eleven kernel pointers, two int flags, the mass_matrix pointer, three int flags (natural
-// alignment, as a C compiler lays the struct out for the target).
+// eleven kernel pointers, two int flags, the mass_matrix pointer, three int flags, two
+// unsigned event counts and the two event kernels (natural alignment, as a C compiler lays
+// the struct out for the target).
 void define_table(llvm::Module& module, const symbolic::System& system, const std::string& prefix) {
     llvm::LLVMContext& context = module.getContext();
     llvm::Type* u32 = llvm::Type::getInt32Ty(context);
@@ -60,6 +61,8 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
     fields.insert(fields.end(), 2, u32);
     fields.push_back(ptr);
     fields.insert(fields.end(), 3, u32);
+    fields.insert(fields.end(), 2, u32);
+    fields.insert(fields.end(), 2, ptr);
     llvm::StructType* type = llvm::StructType::create(context, fields, "struct.mdl_kernels");
 
     const symbolic::SystemSizes& sizes = system.sizes();
@@ -100,7 +103,11 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
                                            kernel(K::mass_matrix),
                                            number(system.mass_depends_on_positions ? 1 : 0),
                                            number(system.mass_coupled ? 1 : 0),
-                                           number(system.applied_velocity_dependent ? 1 : 0)};
+                                           number(system.applied_velocity_dependent ? 1 : 0),
+        number(sizes.events),
+        number(sizes.reinits),
+        kernel(K::event_indicator),
+        kernel(K::event_reinit)};
     new llvm::GlobalVariable(module, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
                              llvm::ConstantStruct::get(type, values), prefix + "_kernels");
 }

@@ -559,6 +559,7 @@ private:
             }
             case ast::StatementKind::annotation:
             case ast::StatementKind::equation:
+            case ast::StatementKind::when:
                 break;
             }
         }
@@ -1258,12 +1259,44 @@ private:
                 iterate(s, loop, env, [&](const Env& inner) { emit(s, loop.body, inner, top); });
                 break;
             }
+            case ast::StatementKind::when:
+                emit_when(s, m.whens[ref.index], env);
+                break;
             }
         }
     }
 
     void add(ast::StatementKind kind, std::size_t index) {
         out_.model.statements.push_back({kind, static_cast<std::uint32_t>(index)});
+    }
+
+    // A when-clause with its names flattened (b.y in instance c: c.b.y).
+    void emit_when(Scope& s, const ast::When& w, const Env& env) {
+        ast::When out;
+        out.range = s.map(w.range);
+        for (const auto& b : w.branches) {
+            ast::WhenBranch branch;
+            branch.range = s.map(b.range);
+            branch.condition = rename(*b.condition, s, env);
+            if (!branch.condition) {
+                return;
+            }
+            for (const auto& r : b.reinits) {
+                auto target = rename(*r.target, s, env);
+                auto value = rename(*r.value, s, env);
+                if (!target || !value) {
+                    return;
+                }
+                branch.reinits.push_back({std::move(target), std::move(value), s.map(r.range)});
+            }
+            branch.terminate = b.terminate;
+            branch.terminate_range = s.map(b.terminate_range);
+            out.branches.push_back(std::move(branch));
+        }
+        if (budget(out.range)) {
+            out_.model.whens.push_back(std::move(out));
+            add(ast::StatementKind::when, out_.model.whens.size() - 1);
+        }
     }
 
     void emit_parameter(Scope& s, const ast::Parameter& p, const Env& env) {

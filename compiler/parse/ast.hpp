@@ -171,11 +171,30 @@ struct Equation {
     Range range;
 };
 
+// reinit(target, value); inside a when-clause.
+struct Reinit {
+    ExprPtr target, value;
+    Range range;
+};
+// One branch of a when-clause: `when condition then ...` or `elsewhen condition then ...`.
+struct WhenBranch {
+    ExprPtr condition;
+    std::vector<Reinit> reinits;
+    std::optional<std::string> terminate; // terminate("message")
+    Range terminate_range;
+    Range range;
+};
+// when c then ... elsewhen c2 then ... end when;
+struct When {
+    std::vector<WhenBranch> branches;
+    Range range;
+};
+
 struct ForLoop;
 
 // Which table a statement went to, in source order (the flattening stage reads statements in
 // this order, so that loops keep their place among the declarations around them).
-enum class StatementKind { parameter, component, constraint, annotation, equation, loop };
+enum class StatementKind { parameter, component, constraint, annotation, equation, loop, when };
 struct StatementRef {
     StatementKind kind;
     std::uint32_t index; // into the table of that kind
@@ -192,6 +211,7 @@ struct Model {
     std::vector<Annotation> annotations;
     std::vector<Equation> equations;
     std::vector<std::shared_ptr<ForLoop>> loops;
+    std::vector<When> whens;
     std::vector<StatementRef> statements; // every statement above, in source order
     Identifier end_name;
     Range range;

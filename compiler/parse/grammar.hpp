@@ -40,6 +40,8 @@ struct kw_or : key<TAO_PEGTL_STRING("or")> {};
 struct kw_not : key<TAO_PEGTL_STRING("not")> {};
 struct kw_true : key<TAO_PEGTL_STRING("true")> {};
 struct kw_false : key<TAO_PEGTL_STRING("false")> {};
+struct kw_when : key<TAO_PEGTL_STRING("when")> {};
+struct kw_elsewhen : key<TAO_PEGTL_STRING("elsewhen")> {};
 
 // Declaration keywords that share the component syntax (see `component` below).
 struct component_kind : sor<key<TAO_PEGTL_STRING("coordinate")>, key<TAO_PEGTL_STRING("body")>,
@@ -51,9 +53,10 @@ struct component_kind : sor<key<TAO_PEGTL_STRING("coordinate")>, key<TAO_PEGTL_S
                             key<TAO_PEGTL_STRING("point")>, key<TAO_PEGTL_STRING("revolute")>,
                             key<TAO_PEGTL_STRING("prismatic")>, key<TAO_PEGTL_STRING("weld")>> {};
 
-struct keyword : sor<kw_model, kw_end, kw_equation, kw_parameter, kw_constraint, kw_annotation,
-                     kw_fast, kw_for, kw_in, kw_loop, kw_each, kw_if, kw_then, kw_elseif, kw_else,
-                     kw_and, kw_or, kw_not, kw_true, kw_false, component_kind> {};
+struct keyword
+    : sor<kw_model, kw_end, kw_equation, kw_parameter, kw_constraint, kw_annotation, kw_fast,
+          kw_for, kw_in, kw_loop, kw_each, kw_if, kw_then, kw_elseif, kw_else, kw_and, kw_or,
+          kw_not, kw_true, kw_false, kw_when, kw_elsewhen, component_kind> {};
 
 struct ident : seq<not_at<keyword>, identifier> {};
 
@@ -211,6 +214,23 @@ struct declaration
 
 // lhs = rhs;  Equations are only allowed after the `equation` keyword.
 struct equation : seq<expr, ws, must<equals>, ws, must<operand>, must<semicolon>> {};
+
+// when c then reinit(v, e); terminate("why"); elsewhen c2 then ... end when;
+// Only in the equation section; the statements allowed inside are these two (events.md).
+struct reinit_open : one<'('> {};
+struct reinit_comma : one<','> {};
+struct reinit_statement : if_must<key<TAO_PEGTL_STRING("reinit")>, ws, reinit_open, ws, operand, ws,
+                                  reinit_comma, ws, operand, ws, close_paren, semicolon> {};
+struct terminate_message : string_literal {};
+struct terminate_statement : if_must<key<TAO_PEGTL_STRING("terminate")>, ws, reinit_open, ws,
+                                     terminate_message, ws, close_paren, semicolon> {};
+struct when_statement : sor<reinit_statement, terminate_statement> {};
+struct when_then : kw_then {};
+struct when_branch : seq<operand, ws, must<when_then>, star<ws, when_statement>> {};
+struct elsewhen_branch : if_must<kw_elsewhen, ws, when_branch> {};
+struct end_when_keyword : kw_when {};
+struct end_when : seq<kw_end, ws, end_when_keyword, semicolon> {};
+struct when_clause : if_must<kw_when, ws, when_branch, star<ws, elsewhen_branch>, ws, end_when> {};
 
 // ---- The model ---------------------------------------------------------------------------
 

@@ -54,6 +54,13 @@ MDL_ERROR_MESSAGE(range_expr, "expected a range such as 1:n");
 MDL_ERROR_MESSAGE(range_bound, "expected a range bound");
 MDL_ERROR_MESSAGE(loop_keyword, "expected 'loop'");
 MDL_ERROR_MESSAGE(instance_item, "expected an instance name");
+MDL_ERROR_MESSAGE(reinit_open, "expected '('");
+MDL_ERROR_MESSAGE(reinit_comma, "expected ',' between the variable and the new value of reinit");
+MDL_ERROR_MESSAGE(terminate_message, "expected a message string: terminate(\"why\")");
+MDL_ERROR_MESSAGE(when_then, "expected 'then' after the condition of a when-clause");
+MDL_ERROR_MESSAGE(when_branch, "expected a condition such as 'h <= 0'");
+MDL_ERROR_MESSAGE(end_when, "expected 'reinit(...);', 'terminate(...);', 'elsewhen' or "
+                            "'end when;' in a when-clause");
 
 #undef MDL_ERROR_MESSAGE
 

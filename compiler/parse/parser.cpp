@@ -65,19 +65,20 @@ struct control<g::exponent_operand> : depth_control<g::exponent_operand> {};
 
 template <typename Rule>
 using selector = pegtl::parse_tree::selector<
-    Rule,
-    pegtl::parse_tree::store_content::on<
-        g::number, g::ident, g::member, g::name_ref, g::subscripts, g::call, g::negate,
-        g::unary_plus, g::power, g::exponent_operand, g::pow_op, g::term, g::term_operand,
-        g::mul_op, g::add_op, g::arith, g::rel_op, g::rel_operand, g::relation, g::logical_not,
-        g::logical_operand, g::and_op, g::logical_term, g::or_op, g::logical_term_operand,
-        g::logical_expr, g::if_expr, g::if_branch, g::else_branch, g::boolean, g::expr, g::operand,
-        g::vector_literal, g::for_iterator, g::iterator_name, g::range_expr, g::range_bound,
-        g::string_literal, g::each_mark, g::value_modifier, g::nested_modifier, g::component_kind,
-        g::decl_name, g::component_args, g::component_value, g::fast_mark, g::description,
-        g::type_name, g::parameter_item, g::parameter_value, g::parameter, g::component,
-        g::instance, g::instance_type, g::instance_item, g::constraint, g::annotation,
-        g::for_header, g::end_for, g::equation, g::model_name, g::end_name, g::paren_expr>>;
+    Rule, pegtl::parse_tree::store_content::on<
+              g::number, g::ident, g::member, g::name_ref, g::subscripts, g::call, g::negate,
+              g::unary_plus, g::power, g::exponent_operand, g::pow_op, g::term, g::term_operand,
+              g::mul_op, g::add_op, g::arith, g::rel_op, g::rel_operand, g::relation,
+              g::logical_not, g::logical_operand, g::and_op, g::logical_term, g::or_op,
+              g::logical_term_operand, g::logical_expr, g::if_expr, g::if_branch, g::else_branch,
+              g::boolean, g::expr, g::operand, g::vector_literal, g::for_iterator, g::iterator_name,
+              g::range_expr, g::range_bound, g::string_literal, g::each_mark, g::value_modifier,
+              g::nested_modifier, g::component_kind, g::decl_name, g::component_args,
+              g::component_value, g::fast_mark, g::description, g::type_name, g::parameter_item,
+              g::parameter_value, g::parameter, g::component, g::instance, g::instance_type,
+              g::instance_item, g::constraint, g::annotation, g::for_header, g::end_for,
+              g::equation, g::model_name, g::end_name, g::paren_expr, g::when_clause,
+              g::when_branch, g::reinit_statement, g::terminate_statement, g::terminate_message>>;
 
 using Node = pegtl::parse_tree::node;
 
@@ -537,6 +538,30 @@ public:
         model.equations.push_back({expr(*eq.children[0]), expr(*eq.children[1]), range(eq)});
     }
 
+    // when c then reinit(v, e); ... elsewhen c2 then ... end when;
+    void when(const Node& n, ast::Model& model) {
+        ast::When w;
+        w.range = range(n);
+        for (const auto& b : n.children) {
+            ast::WhenBranch branch;
+            branch.range = range(*b);
+            branch.condition = expr(*b->children[0]);
+            for (std::size_t i = 1; i < b->children.size(); ++i) {
+                const Node& st = *b->children[i];
+                if (st.is_type<g::reinit_statement>()) {
+                    branch.reinits.push_back(
+                        {expr(*st.children[0]), expr(*st.children[1]), range(st)});
+                } else if (!branch.terminate) { // a second terminate adds nothing
+                    branch.terminate = unquote(*st.children[0]);
+                    branch.terminate_range = range(st);
+                }
+            }
+            w.branches.push_back(std::move(branch));
+        }
+        add(model, ast::StatementKind::when, model.whens.size());
+        model.whens.push_back(std::move(w));
+    }
+
     // Opens a for-loop in `model`; its statements go to the returned body.
     ast::Model* open_loop(const Node& header, ast::Model& model) {
         auto loop = std::make_shared<ast::ForLoop>();
@@ -652,6 +677,23 @@ private:
                 } else {
                     builder_.declaration(decl, *open.back());
                 }
+                continue;
+            }
+            const bool when_start = at<g::kw_when>(pos);
+            if (!statement<g::when_clause>(pos, tree)) {
+                // recover after the clause's `end when;`, not at the first `;` inside it
+                if (const auto end = text_.find("end when", start);
+                    when_start && end != std::string::npos) {
+                    pos = skip_past_semicolon(static_cast<std::uint32_t>(end));
+                }
+                continue;
+            }
+            if (tree) {
+                if (!in_equations) {
+                    diagnostics_.error(token_range(start),
+                                       "when-clauses must follow the 'equation' keyword");
+                }
+                builder_.when(*tree->children[0], *open.back());
                 continue;
             }
             if (!in_equations) {

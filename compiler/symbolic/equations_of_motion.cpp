@@ -78,6 +78,12 @@ public:
                 s_.outputs(Kernel::constraint).push_back(translate(*c.residual));
             }
         }
+        for (const auto& e : m_.events) {
+            s_.outputs(Kernel::event_indicator).push_back(translate(*e.indicator));
+            for (const auto& r : e.reinits) {
+                s_.outputs(Kernel::event_reinit).push_back(translate(*r.value));
+            }
+        }
     }
 
 private:
@@ -438,6 +444,10 @@ System equations_of_motion(const check::CheckedModel& model, std::size_t node_li
         relax_constraints > 0.0 ? 0u : static_cast<std::uint32_t>(model.constraints.size());
     sizes.vibrations = static_cast<std::uint32_t>(model.vibrations.size());
     sizes.parameters = static_cast<std::uint32_t>(model.parameters.size());
+    sizes.events = static_cast<std::uint32_t>(model.events.size());
+    for (const auto& e : model.events) {
+        sizes.reinits += static_cast<std::uint32_t>(e.reinits.size());
+    }
     System system(sizes, node_limit);
     Builder(model, system, relax_constraints).run();
     derive_kernels(system);

@@ -12,8 +12,20 @@ namespace mdl::symbolic {
 namespace {
 
 constexpr std::array<std::string_view, kernel_count> kernel_names{
-    "mass",      "force",    "rates",    "potential", "constraint", "constraint_jacobian",
-    "curvature", "force_dq", "force_dv", "phase",     "phase_rate", "mass_matrix",
+    "mass",
+    "force",
+    "rates",
+    "potential",
+    "constraint",
+    "constraint_jacobian",
+    "curvature",
+    "force_dq",
+    "force_dv",
+    "phase",
+    "phase_rate",
+    "mass_matrix",
+    "event_indicator",
+    "event_reinit",
 };
 
 std::string_view kind_description(VarKind kind) {
@@ -111,6 +123,10 @@ std::size_t System::expected_outputs(Kernel k) const {
     case Kernel::phase:
     case Kernel::phase_rate:
         return sizes_.vibrations;
+    case Kernel::event_indicator:
+        return sizes_.events;
+    case Kernel::event_reinit:
+        return sizes_.reinits;
     }
     return 0;
 }
@@ -197,6 +213,8 @@ void System::validate() const {
           "the mass matrix may depend on positions and parameters only");
     check(Kernel::phase, {time, parameter},
           "a vibration phase may depend on time and parameters only");
+    check(Kernel::event_indicator, {}, "");
+    check(Kernel::event_reinit, {}, "");
     check(Kernel::phase_rate, {parameter},
           "a vibration phase must be linear in time, theta = omega*t + c, with omega(p)");
 }
@@ -279,6 +297,8 @@ std::string print_system(const System& system) {
             }
             case Kernel::constraint:
             case Kernel::curvature:
+            case Kernel::event_indicator:
+            case Kernel::event_reinit:
                 label = stem + "[" + std::to_string(i) + "]";
                 break;
             }

@@ -37,13 +37,25 @@ enum class Kernel : std::uint8_t {
     phase,               // out[r]:   theta_i(t, p) = omega_i t + c_i
     phase_rate,          // out[r]:   omega_i(p)
     mass_matrix,         // out[n*n]: M(q, p), row-major, symmetric
+    event_indicator,     // out[e]:   the when-conditions' indicators, >= 0 where one holds
+    event_reinit,        // out[j]:   the new values of every reinit, in source order
 };
-inline constexpr std::size_t kernel_count = 12;
+inline constexpr std::size_t kernel_count = 14;
 inline constexpr std::array<Kernel, kernel_count> all_kernels{
-    Kernel::mass,      Kernel::force,      Kernel::rates,
-    Kernel::potential, Kernel::constraint, Kernel::constraint_jacobian,
-    Kernel::curvature, Kernel::force_dq,   Kernel::force_dv,
-    Kernel::phase,     Kernel::phase_rate, Kernel::mass_matrix,
+    Kernel::mass,
+    Kernel::force,
+    Kernel::rates,
+    Kernel::potential,
+    Kernel::constraint,
+    Kernel::constraint_jacobian,
+    Kernel::curvature,
+    Kernel::force_dq,
+    Kernel::force_dv,
+    Kernel::phase,
+    Kernel::phase_rate,
+    Kernel::mass_matrix,
+    Kernel::event_indicator,
+    Kernel::event_reinit,
 };
 std::string_view kernel_name(Kernel k);
 
@@ -53,6 +65,8 @@ struct SystemSizes {
     std::uint32_t constraints = 0; // m
     std::uint32_t vibrations = 0;  // r
     std::uint32_t parameters = 0;  // P
+    std::uint32_t events = 0;      // e, branches of when-clauses
+    std::uint32_t reinits = 0;     // reinit statements, over all events
 };
 
 // A system that breaks the calling convention's assumptions (wrong output counts, a variable

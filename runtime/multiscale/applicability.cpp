@@ -32,6 +32,15 @@ std::vector<double> rates_of(const Model& model) {
     return {omega.data(), omega.data() + omega.size()};
 }
 
+// Averaging assumes smooth forcing: an impact's jump in velocity has no average over a fast
+// period (docs/events.md).
+Applicability refused_for_events(const Model& model, std::string_view method) {
+    return refused("model '" + model.name() +
+                   "' has events (when-clauses): " + std::string(method) +
+                   " averages a smooth force over fast periods, and the jumps of reinit have "
+                   "no such average; integrate it with dopri5 or rk4, which locate the events");
+}
+
 } // namespace
 
 void asynchronous_start_phase(const Model& model, Vector& theta) {
@@ -49,6 +58,9 @@ void asynchronous_start_phase(const Model& model, Vector& theta) {
 }
 
 Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
+    if (model.has_events()) {
+        return refused_for_events(model, "HMM");
+    }
     if (!model.mass_constant_diagonal()) {
         return refused_for_mass_matrix(model, "HMM");
     }
@@ -103,6 +115,9 @@ Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
 }
 
 Applicability strobo_applicability(const Model& model, const StroboscopicOptions& options) {
+    if (model.has_events()) {
+        return refused_for_events(model, "stroboscopic averaging");
+    }
     if (!model.mass_constant_diagonal()) {
         return refused_for_mass_matrix(model, "stroboscopic averaging");
     }
@@ -128,6 +143,9 @@ Applicability strobo_applicability(const Model& model, const StroboscopicOptions
 }
 
 Applicability stiff_hmm_applicability(const Model& model) {
+    if (model.has_events()) {
+        return refused_for_events(model, "the stiff-spring HMM");
+    }
     if (!model.mass_constant_diagonal()) {
         return refused_for_mass_matrix(model, "the stiff-spring HMM");
     }

@@ -45,12 +45,19 @@ void CsvWriter::write_flushed(const std::string& text) {
 
 CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
     : out_(&out), rows_of_states_(std::in_place, model, options),
-      columns_(rows_of_states_->columns()) {
+      columns_(rows_of_states_->columns()), events_(model.has_events()) {
+    if (events_) {
+        columns_.push_back("event");
+    }
     write_header();
 }
 
-CsvWriter::CsvWriter(std::ostream& out, const std::vector<std::string>& columns)
-    : out_(&out), columns_(columns) {
+CsvWriter::CsvWriter(std::ostream& out, const std::vector<std::string>& columns,
+                     bool event_column)
+    : out_(&out), columns_(columns), events_(event_column) {
+    if (events_) {
+        columns_.push_back("event");
+    }
     write_header();
 }
 
@@ -73,6 +80,11 @@ void CsvWriter::operator()(const State& state) {
     }
 }
 
+void CsvWriter::event(const State& state, std::string_view name) {
+    rows_of_states_->event(state);
+    write_row(rows_of_states_->values(), name);
+}
+
 void CsvWriter::finish(const State& state) {
     if (rows_of_states_->finish(state)) {
         write_row(rows_of_states_->values());
@@ -88,10 +100,14 @@ void CsvWriter::append(double value) {
     line_.append(buffer, result.ptr);
 }
 
-void CsvWriter::write_row(std::span<const double> values) {
+void CsvWriter::write_row(std::span<const double> values, std::string_view event) {
     line_.clear();
     for (double value : values) {
         append(value);
+    }
+    if (events_) {
+        line_ += ',';
+        line_ += csv_field(std::string(event));
     }
     line_ += '\n';
     write_flushed(line_);

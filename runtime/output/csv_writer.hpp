@@ -1,6 +1,8 @@
 // A streaming CSV observer: one header line, then one line per output row (output_rows.hpp:
 // every N-th observed state and the last, columns time, positions, velocities, states,
-// residuals, multipliers, energy). Each line is formatted completely, written with one call and
+// residuals, multipliers, energy), and for a model with events (docs/events.md) a last column
+// `event`: empty, or on the two rows at an event's time, before and after its reinits, the
+// event's name. Each line is formatted completely, written with one call and
 // flushed, so the file stays a valid CSV up to the last good state when a run fails or is
 // killed. Numbers are the shortest text that reads back to the same double.
 #pragma once
@@ -15,6 +17,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mdl::runtime {
@@ -42,16 +45,20 @@ public:
     // requested without a potential; OutputError when the stream fails (here or in any row).
     CsvWriter(std::ostream& out, const Model& model, CsvOptions options = {});
     CsvWriter(std::ostream&, const Model&&, CsvOptions = {}) = delete; // keeps a pointer
-    // A writer of rows chosen by the caller (write_row), under the header `columns`.
-    CsvWriter(std::ostream& out, const std::vector<std::string>& columns);
+    // A writer of rows chosen by the caller (write_row), under the header `columns` and, with
+    // event_column, a last column `event`.
+    CsvWriter(std::ostream& out, const std::vector<std::string>& columns,
+              bool event_column = false);
 
     void operator()(const State& state);
+    // A row at an event, always written, with the event's name in the `event` column.
+    void event(const State& state, std::string_view name);
     // The final state, written unless it was the last row already.
     void finish(const State& state);
 
     // One row of numbers, in the columns' order (the first constructor's operator() and
     // finish call it).
-    void write_row(std::span<const double> values);
+    void write_row(std::span<const double> values, std::string_view event = {});
 
     const std::vector<std::string>& columns() const { return columns_; }
     std::size_t rows() const { return rows_; }
@@ -65,6 +72,7 @@ private:
     std::ostream* out_;
     std::optional<OutputRows> rows_of_states_; // the first constructor's
     std::vector<std::string> columns_;
+    bool events_ = false; // the last column is `event`
     std::string line_;
     std::size_t rows_ = 0;
     std::size_t bytes_ = 0;

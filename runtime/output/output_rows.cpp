@@ -51,6 +51,11 @@ bool OutputRows::observe(const State& state) {
     return last_written_;
 }
 
+void OutputRows::event(const State& state) {
+    fill(state);
+    last_written_ = true;
+}
+
 bool OutputRows::finish(const State& state) {
     if (observed_ > 0 && !last_written_) {
         fill(state);

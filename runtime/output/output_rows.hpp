@@ -39,6 +39,8 @@ public:
     // Whether `state` makes a row (every N-th observed state); its numbers are then in
     // values() until the next call.
     bool observe(const State& state);
+    // A row at an event (always made); its numbers are then in values().
+    void event(const State& state);
     // Whether the final state `state` still makes a row (it was not the last row already).
     bool finish(const State& state);
     std::span<const double> values() const { return values_; }

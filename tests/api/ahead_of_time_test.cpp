@@ -30,7 +30,7 @@ struct KernelSlot {
 };
 
 // The kernels of kernel_abi.h in table order.
-const std::array<KernelSlot, 12> kernel_slots{{
+const std::array<KernelSlot, 14> kernel_slots{{
     {"mass", &mdl_kernels::mass},
     {"force", &mdl_kernels::force},
     {"rates", &mdl_kernels::rates},
@@ -43,7 +43,11 @@ const std::array<KernelSlot, 12> kernel_slots{{
     {"phase", &mdl_kernels::phase},
     {"phase_rate", &mdl_kernels::phase_rate},
     {"mass_matrix", &mdl_kernels::mass_matrix},
+    {"event_indicator", &mdl_kernels::event_indicator},
+    {"event_reinit", &mdl_kernels::event_reinit},
 }};
+
+std::size_t events = 0, reinits = 0; // of the model under test (from its kernel table)
 
 std::size_t outputs(const char* kernel, const Sizes& s) {
     const std::string k = kernel;
@@ -65,6 +69,12 @@ std::size_t outputs(const char* kernel, const Sizes& s) {
     }
     if (k == "phase" || k == "phase_rate") {
         return s.vibrations;
+    }
+    if (k == "event_indicator") {
+        return events;
+    }
+    if (k == "event_reinit") {
+        return reinits;
     }
     return n * n; // force_dq, force_dv, mass_matrix
 }
@@ -104,6 +114,8 @@ void check_against_jit(const CompiledModel& model, const std::string& prefix,
         std::ofstream(dir / "kernels.h") << model.c_header(options);
     }
     const Sizes s = model.sizes();
+    events = model.kernels().n_events;
+    reinits = model.kernels().n_reinits;
     std::mt19937_64 random(42);
     std::uniform_real_distribution<double> uniform(-1.5, 1.5);
     auto draw = [&](std::size_t count) {
@@ -205,6 +217,9 @@ TEST_CASE("an object compiled ahead of time gives the JIT's kernels bit for bit,
     SECTION("M(q) from a kinetic energy") {
         check_against_jit(compile_file(model_path("double_pendulum_angles.mdl")), "angles",
                           "x86-64");
+    }
+    SECTION("events (bouncing ball): indicator and reinit kernels") {
+        check_against_jit(compile_file(model_path("bouncing_ball.mdl")), "ball", "x86-64");
     }
     SECTION("kernels split into sections (a chain of 40 masses), this machine's CPU") {
         CompileOptions options;

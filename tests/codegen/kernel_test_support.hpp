@@ -80,6 +80,10 @@ inline mdl_kernel kernel_of(const mdl_kernels& table, symbolic::Kernel k) {
         return table.phase_rate;
     case Kernel::mass_matrix:
         return table.mass_matrix;
+    case Kernel::event_indicator:
+        return table.event_indicator;
+    case Kernel::event_reinit:
+        return table.event_reinit;
     }
     return nullptr;
 }

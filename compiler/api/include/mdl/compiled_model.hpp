@@ -101,6 +101,24 @@ struct ObjectOptions {
     std::string triple;
 };
 
+// A branch of a when-clause (docs/events.md): the event fires when the indicator (kernel
+// event_indicator, output `index`) crosses zero from below; its reinits take the values of
+// event_reinit outputs first_reinit, first_reinit + 1, ...
+struct EventInfo {
+    enum class Target { position, velocity, state };
+    struct Reinit {
+        Target target = Target::velocity;
+        std::size_t index = 0; // position (position, velocity) or first-order state
+        std::string name;      // "b.vy"
+    };
+    std::string name;       // the condition as written: "b.y <= 0"
+    std::size_t clause = 0; // the when-clause; of its branches firing at once, the first wins
+    std::vector<Reinit> reinits;
+    std::size_t first_reinit = 0;
+    bool terminates = false;
+    std::string terminate_message;
+};
+
 // A parameter's name and value, as set_parameter takes them.
 using ParameterValue = std::pair<std::string, double>;
 
@@ -151,6 +169,8 @@ public:
     std::vector<double> phases(double t) const;
     std::vector<double> phase_rates() const;
     std::vector<FastScale> fast_scales() const;
+    // The when-clauses' branches, in source order (empty: the model has no events).
+    std::vector<EventInfo> events() const;
     // Whether the force is even in vibration i's phase (proved symbolically; false = not
     // shown). HMM's asynchronous algorithm then integrates half a window.
     bool force_even_in_phase(std::size_t vibration) const;

@@ -69,6 +69,9 @@ struct OutputLayout {
     std::vector<std::string> columns;
     std::size_t positions = 0, states = 0, constraints = 0;
     bool residuals = false, multipliers = false, energy = false;
+    // The model has events (when-clauses): rows at an event's time carry its name
+    // (OutputRow::event), which the CSV writes as a last column `event` (docs/events.md).
+    bool events = false;
 };
 
 // One output row as the observer sees it; the spans are valid during the call only.
@@ -77,6 +80,9 @@ struct OutputRow {
     std::span<const double> positions, velocities, states, residuals, multipliers;
     std::optional<double> energy;
     std::span<const double> values; // the whole row, in the layout's column order
+    // At an event: its name, on the two rows at its time, before and after its reinits;
+    // empty otherwise.
+    std::string_view event;
 };
 
 // Called with each output row; return false to stop the run there (statistics.stopped).

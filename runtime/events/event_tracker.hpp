@@ -1,0 +1,119 @@
+// Event detection and handling along a run (docs/events.md), independent of the integrator:
+// the drivers (event_driver.hpp) hand it each step as an interpolant of the state over the
+// step; it finds the first crossing of an indicator from below, applies the reinits there,
+// and holds a contact that has come to rest.
+//
+// Rules (documented in docs/events.md):
+// - An event fires when its indicator g (>= 0 where its condition holds) goes from g < 0 to
+//   g >= 0: edge-triggered, as Modelica's when. A condition true at the start does not fire.
+// - The crossing is bracketed by Illinois' regula falsi on the interpolant to
+//   [t_lo, t_hi], t_hi - t_lo <= 1e-12 max(|t|, step). The event happens at t_lo, where the
+//   condition does not yet hold, so a reinit that leaves the state "on the surface" leaves
+//   it on the side it came from: the next approach is again a sign change from below (never
+//   lost), and the event cannot re-fire at once (its indicator is still negative).
+// - Events crossing within the bracket of the earliest fire at the same instant, in source
+//   order; of the branches of one when-clause only the first fires (elsewhen). Every reinit
+//   value is computed from the state before the event (pre), then applied in source order.
+// - Resting: when an event's reinits leave the indicator's rate above -rest_tolerance times
+//   the largest approach rate of that event so far (the ball barely bounces), or it fires
+//   again within the time tolerance, and it reinits a velocity whose position the indicator
+//   depends on, the contact is held: after every step that position is projected onto g = 0
+//   and its velocity onto dg/dt = 0. It is released when the second derivative of g along the
+//   free motion turns negative (the contact force changes sign), located by bisection.
+#pragma once
+
+#include "runtime/model.hpp"
+#include "runtime/state.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mdl::runtime {
+
+struct EventOptions {
+    double time_tolerance = 1e-12; // relative width of the bracket of a crossing
+    double rest_tolerance = 1e-6;  // relative rate below which a contact comes to rest
+};
+
+// Counts per event, for the run summary.
+struct EventCounts {
+    std::vector<std::size_t> fired;    // per event
+    std::vector<std::size_t> rests;    // contacts held
+    std::vector<std::size_t> releases; // contacts released
+};
+
+// What happened in a step: rows to write and the state the integrator restarts from.
+struct EventOutcome {
+    State before;           // the state at the event, before the reinits
+    State after;            // after them: the integrator restarts from here
+    std::string label;      // the CSV's event column: "b.y <= 0", "rest: b.y <= 0", ...
+    bool terminate = false; // a terminate() fired: the run ends at `after`
+    std::string message;    // its message
+    std::vector<std::size_t> fired;
+};
+
+// The state at time t within the current step.
+using Interpolant = std::function<void(double t, State& out)>;
+
+class EventTracker {
+public:
+    EventTracker(const Model& model, std::string_view method, EventOptions options = {});
+
+    // The run starts at s: indicators there decide which events are armed.
+    void start(const State& s);
+
+    // The step from the last accepted state to `end`. Returns the outcome of the earliest
+    // event or contact release in it (the run continues from outcome.after, the rest of the
+    // step is discarded); else nullopt, after projecting `end` onto a held contact.
+    std::optional<EventOutcome> step(State& end, const Interpolant& at);
+
+    // A state observed inside an accepted step (dense output) onto the held contacts.
+    void project(State& s) const;
+
+    const EventCounts& counts() const { return counts_; }
+    std::size_t events() const { return events_.size(); }
+    bool holding() const;
+
+private:
+    struct Hold {
+        bool active = false;
+        Eigen::Index position = -1; // the position held on g = 0
+    };
+
+    void indicators(const State& s, Vector& g) const;
+    double indicator(const State& s, std::size_t k) const;
+    // The time derivative of g_k along the motion from s (central differences).
+    double rate(const State& s, std::size_t k) const;
+    // The second time derivative of g_k along the free motion from s.
+    double curvature(const State& s, std::size_t k) const;
+    void acceleration(const State& s, Vector& a, Vector& xdot) const;
+    // s moved onto g_k = 0, dg_k/dt = 0 through position p and its velocity.
+    void project_onto(State& s, std::size_t k, Eigen::Index p) const;
+    // The bracket [t_lo, t_hi] of g_k's crossing from below in [ta, tb].
+    std::pair<double, double> locate(std::size_t k, double ta, double tb, const Interpolant& at);
+    std::optional<EventOutcome> release_in(State& end, const Interpolant& at);
+    EventOutcome fire(const std::vector<std::size_t>& fired,
+                      const std::vector<std::size_t>& simultaneous, const State& before);
+    void begin_step(const State& s);
+
+    const Model* model_;
+    std::string method_;
+    EventOptions options_;
+    const std::vector<Event>& events_;
+    std::vector<bool> armed_;
+    std::vector<double> last_fired_;
+    std::vector<double> approach_scale_;
+    std::vector<double> rearm_after_; // end of the bracket of its last crossing
+    std::vector<Hold> holds_;
+    Vector g_begin_, g_end_;
+    double t_begin_ = 0.0;
+    mutable State work_;
+    mutable Vector g_work_, theta_, reinit_values_;
+    EventCounts counts_;
+};
+
+} // namespace mdl::runtime
