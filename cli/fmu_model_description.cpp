@@ -1,0 +1,123 @@
+#include "fmu_model_description.hpp"
+
+#include <cstdint>
+#include <fmt/format.h>
+
+namespace mdl::cli {
+
+namespace {
+
+std::string escape(const std::string& text) {
+    std::string out;
+    for (char ch : text) {
+        switch (ch) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        default:
+            out += ch;
+        }
+    }
+    return out;
+}
+
+// FNV-1a, 64 bits, from a given basis: two bases give the GUID's 128 bits.
+std::uint64_t fnv1a(const std::string& bytes, std::uint64_t hash) {
+    for (unsigned char b : bytes) {
+        hash ^= b;
+        hash *= 0x100000001b3ULL;
+    }
+    return hash;
+}
+
+} // namespace
+
+std::string model_description_xml(const FmuContents& c) {
+    std::string x;
+    x += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    x += fmt::format("<fmiModelDescription\n  fmiVersion=\"2.0\"\n  modelName=\"{}\"\n"
+                     "  guid=\"{}\"\n",
+                     escape(c.model_name), escape(c.guid));
+    if (!c.description.empty()) {
+        x += fmt::format("  description=\"{}\"\n", escape(c.description));
+    }
+    x += fmt::format("  generationTool=\"mdl export (method {}{})\"\n"
+                     "  variableNamingConvention=\"flat\"\n"
+                     "  numberOfEventIndicators=\"0\">\n",
+                     c.method, c.adaptive ? "" : fmt::format(", step {}", c.step));
+    // Co-Simulation only; each capability as the FMU has it
+    x += fmt::format("  <CoSimulation\n    modelIdentifier=\"{}\"\n"
+                     "    needsExecutionTool=\"false\"\n"
+                     "    canHandleVariableCommunicationStepSize=\"true\"\n"
+                     "    canInterpolateInputs=\"false\"\n"
+                     "    maxOutputDerivativeOrder=\"0\"\n"
+                     "    canRunAsynchronuously=\"false\"\n"
+                     "    canBeInstantiatedOnlyOncePerProcess=\"false\"\n"
+                     "    canNotUseMemoryManagementFunctions=\"true\"\n"
+                     "    canGetAndSetFMUstate=\"false\"\n"
+                     "    canSerializeFMUstate=\"false\"\n"
+                     "    providesDirectionalDerivative=\"false\"/>\n",
+                     escape(c.model_identifier));
+    x += "  <LogCategories>\n"
+         "    <Category name=\"logError\" description=\"errors: wrong calls, numerical "
+         "failures\"/>\n"
+         "    <Category name=\"logInfo\" description=\"initialization\"/>\n"
+         "  </LogCategories>\n";
+    x += fmt::format("  <DefaultExperiment startTime=\"{}\" stopTime=\"{}\"", c.start_time,
+                     c.stop_time);
+    if (c.adaptive) {
+        x += fmt::format(" tolerance=\"{}\"", c.rtol);
+    }
+    if (c.communication_step) {
+        x += fmt::format(" stepSize=\"{}\"", *c.communication_step);
+    }
+    x += "/>\n";
+    x += "  <ModelVariables>\n";
+    for (std::size_t i = 0; i < c.variables.size(); ++i) {
+        const FmuVariable& v = c.variables[i];
+        x += fmt::format("    <!-- index {} -->\n", i + 1);
+        x += fmt::format("    <ScalarVariable name=\"{}\" valueReference=\"{}\"", escape(v.name),
+                         v.value_reference);
+        if (!v.description.empty()) {
+            x += fmt::format(" description=\"{}\"", escape(v.description));
+        }
+        x += fmt::format(" causality=\"{}\" variability=\"{}\" initial=\"exact\">\n", v.causality,
+                         v.variability);
+        x += fmt::format("      <Real start=\"{}\"/>\n", v.start);
+        x += "    </ScalarVariable>\n";
+    }
+    x += "  </ModelVariables>\n";
+    // outputs with initial="exact" are no initial unknowns (section 2.2.8): the element would be
+    // empty, which the schema does not allow, so there is none
+    x += "  <ModelStructure>\n";
+    if (c.outputs > 0) {
+        x += "    <Outputs>\n";
+        for (std::size_t i = 0; i < c.outputs; ++i) {
+            x += fmt::format("      <Unknown index=\"{}\"/>\n", i + 1);
+        }
+        x += "    </Outputs>\n";
+    }
+    x += "  </ModelStructure>\n";
+    x += "</fmiModelDescription>\n";
+    return x;
+}
+
+void assign_guid(FmuContents& c, const std::string& extra) {
+    c.guid.clear();
+    const std::string bytes = c.object_code + model_description_xml(c) + extra;
+    const std::uint64_t a = fnv1a(bytes, 0xcbf29ce484222325ULL);
+    const std::uint64_t b = fnv1a(bytes, 0x84222325cbf29ce4ULL);
+    c.guid = fmt::format("{{{:08x}-{:04x}-{:04x}-{:04x}-{:012x}}}", a >> 32, (a >> 16) & 0xffff,
+                         a & 0xffff, b >> 48, b & 0xffffffffffffULL);
+}
+
+} // namespace mdl::cli

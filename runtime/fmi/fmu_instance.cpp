@@ -1,0 +1,326 @@
+#include "runtime/fmi/fmu_instance.hpp"
+
+#include "codegen/kernel_abi.h"
+#include "runtime/numerical_failure.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace mdl::runtime::fmi {
+
+namespace {
+
+std::vector<std::string> names(const char* const* list, unsigned count) {
+    std::vector<std::string> out;
+    for (unsigned i = 0; list != nullptr && i < count; ++i) {
+        out.emplace_back(list[i]);
+    }
+    return out;
+}
+
+Vector values(const double* list, unsigned count) {
+    Vector out = Vector::Zero(static_cast<Eigen::Index>(count));
+    for (unsigned i = 0; list != nullptr && i < count; ++i) {
+        out[static_cast<Eigen::Index>(i)] = list[i];
+    }
+    return out;
+}
+
+// The logger's message is a printf format: a literal '%' is doubled.
+std::string format_escaped(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        out += c;
+        if (c == '%') {
+            out += '%';
+        }
+    }
+    return out;
+}
+
+// A communication time within this of the FMU's is the same time (the importer's t + h sums).
+bool same_time(double a, double b) {
+    return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+} // namespace
+
+const char* phase_name(Phase phase) {
+    switch (phase) {
+    case Phase::instantiated:
+        return "instantiated";
+    case Phase::initialization:
+        return "initialization mode";
+    case Phase::step_complete:
+        return "step complete";
+    case Phase::terminated:
+        return "terminated";
+    case Phase::error:
+        return "error";
+    }
+    return "unknown";
+}
+
+FmuInstance::FmuInstance(const mdl_fmu_model& model, std::string name,
+                         const fmi2CallbackFunctions& callbacks, bool logging)
+    : description_(model), name_(std::move(name)), callbacks_(callbacks), logging_(logging) {
+    restore_exported();
+}
+
+void FmuInstance::restore_exported() {
+    const mdl_fmu_model& d = description_;
+    const mdl_kernels& k = *d.kernels;
+    stepping_.reset(); // holds a pointer to the model
+    ModelNames model_names{d.model_name,
+                           names(d.position_names, k.n_positions),
+                           names(d.state_names, k.n_states),
+                           names(d.constraint_names, k.n_constraints),
+                           names(d.parameter_names, k.n_parameters),
+                           names(d.vibration_names, k.n_vibrations)};
+    model_.emplace(k, std::vector<double>(d.parameter_values, d.parameter_values + k.n_parameters),
+                   std::move(model_names));
+    settings_ = RunSettings{};
+    const auto method = find_method(d.method);
+    if (!method) {
+        throw std::invalid_argument(unknown_method_message(d.method));
+    }
+    settings_.method = *method;
+    settings_.step = d.step;
+    settings_.adaptive.rtol = d.rtol;
+    settings_.adaptive.atol = d.atol;
+    settings_.rho_inf = d.rho_inf;
+    settings_.solver.constraint_tolerance = d.constraint_tolerance;
+    start_time_ = d.start_time;
+    stop_time_ = d.stop_time;
+    state_ = model_->zero_state(start_time_);
+    time_ = start_time_;
+    phase_ = Phase::instantiated;
+}
+
+void FmuInstance::log_error(std::string_view function, const std::string& message) {
+    if (callbacks_.logger != nullptr) {
+        const std::string text = std::string(function) + ": " + message;
+        callbacks_.logger(callbacks_.componentEnvironment, name_.c_str(), fmi2Error, "logError",
+                          format_escaped(text).c_str());
+    }
+}
+
+void FmuInstance::log_info(const std::string& message) {
+    if (logging_ && callbacks_.logger != nullptr) {
+        callbacks_.logger(callbacks_.componentEnvironment, name_.c_str(), fmi2OK, "logInfo",
+                          format_escaped(message).c_str());
+    }
+}
+
+bool FmuInstance::allowed(std::string_view function, std::initializer_list<Phase> phases) {
+    if (std::find(phases.begin(), phases.end(), phase_) != phases.end()) {
+        return true;
+    }
+    std::string expected;
+    for (Phase p : phases) {
+        expected += (expected.empty() ? "" : ", ") + std::string(phase_name(p));
+    }
+    log_error(function, std::string("not allowed in state '") + phase_name(phase_) +
+                            "' (allowed in: " + expected + ")");
+    return false;
+}
+
+std::size_t FmuInstance::real_count() const {
+    const mdl_kernels& k = *description_.kernels;
+    return 2 * std::size_t{k.n_positions} + k.n_states + k.n_parameters;
+}
+
+fmi2Status FmuInstance::setup_experiment(bool tolerance_defined, double tolerance, double start,
+                                         bool stop_defined, double stop) {
+    if (!allowed("fmi2SetupExperiment", {Phase::instantiated})) {
+        return fmi2Error;
+    }
+    if (!std::isfinite(start) || (stop_defined && !(stop > start && std::isfinite(stop)))) {
+        log_error("fmi2SetupExperiment",
+                  "the start time must be finite and the stop time finite and after it (start " +
+                      format_number(start) + ", stop " + format_number(stop) + ")");
+        return fmi2Error;
+    }
+    if (tolerance_defined) {
+        if (!(tolerance > 0.0) || !std::isfinite(tolerance)) {
+            log_error("fmi2SetupExperiment",
+                      "the tolerance must be positive, got " + format_number(tolerance));
+            return fmi2Error;
+        }
+        settings_.adaptive.rtol = tolerance; // adaptive methods only; fixed steps ignore it
+    }
+    start_time_ = start;
+    // no stop time: the grid of the fixed steps starts at the start time without an end
+    stop_time_ = stop_defined ? stop : -1.0;
+    state_.t = start;
+    time_ = start;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::enter_initialization() {
+    if (!allowed("fmi2EnterInitializationMode", {Phase::instantiated})) {
+        return fmi2Error;
+    }
+    const mdl_kernels& k = *description_.kernels;
+    state_.t = start_time_;
+    state_.q = values(description_.start_positions, k.n_positions);
+    state_.v = values(description_.start_velocities, k.n_positions);
+    state_.x = values(description_.start_states, k.n_states);
+    time_ = start_time_;
+    phase_ = Phase::initialization;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::exit_initialization() {
+    if (!allowed("fmi2ExitInitializationMode", {Phase::initialization})) {
+        return fmi2Error;
+    }
+    try {
+        stepping_.emplace(*model_, settings_);
+        stepping_->start(start_time_, stop_time_);
+    } catch (const std::exception& e) {
+        stepping_.reset();
+        log_error("fmi2ExitInitializationMode", e.what());
+        phase_ = Phase::error;
+        return fmi2Error;
+    }
+    phase_ = Phase::step_complete;
+    log_info("initialized at t = " + format_number(start_time_) + ", method " +
+             description_.method);
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::terminate() {
+    if (!allowed("fmi2Terminate", {Phase::step_complete})) {
+        return fmi2Error;
+    }
+    phase_ = Phase::terminated;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::reset() {
+    try {
+        restore_exported();
+    } catch (const std::exception& e) {
+        log_error("fmi2Reset", e.what());
+        phase_ = Phase::error;
+        return fmi2Error;
+    }
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::get_real(const fmi2ValueReference vr[], std::size_t n, fmi2Real value[]) {
+    if (!allowed("fmi2GetReal",
+                 {Phase::initialization, Phase::step_complete, Phase::terminated, Phase::error})) {
+        return fmi2Error;
+    }
+    if (n > 0 && (vr == nullptr || value == nullptr)) {
+        log_error("fmi2GetReal", "null value reference or value array");
+        return fmi2Error;
+    }
+    const mdl_kernels& k = *description_.kernels;
+    const std::size_t positions = k.n_positions, states = k.n_states;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t r = vr[i];
+        if (r >= real_count()) {
+            log_error("fmi2GetReal", "no Real variable has value reference " + std::to_string(r) +
+                                         " (0 to " + std::to_string(real_count() - 1) + ")");
+            return fmi2Error;
+        }
+        if (r < positions) {
+            value[i] = state_.q[static_cast<Eigen::Index>(r)];
+        } else if ((r -= positions) < positions) {
+            value[i] = state_.v[static_cast<Eigen::Index>(r)];
+        } else if ((r -= positions) < states) {
+            value[i] = state_.x[static_cast<Eigen::Index>(r)];
+        } else {
+            value[i] = model_->parameters()[r - states];
+        }
+    }
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::set_real(const fmi2ValueReference vr[], std::size_t n,
+                                 const fmi2Real value[]) {
+    if (!allowed("fmi2SetReal",
+                 {Phase::instantiated, Phase::initialization, Phase::step_complete})) {
+        return fmi2Error;
+    }
+    if (n > 0 && (vr == nullptr || value == nullptr)) {
+        log_error("fmi2SetReal", "null value reference or value array");
+        return fmi2Error;
+    }
+    const mdl_kernels& k = *description_.kernels;
+    const std::size_t first_parameter = 2 * std::size_t{k.n_positions} + k.n_states;
+    bool changed = false;
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t r = vr[i];
+        if (r >= real_count()) {
+            log_error("fmi2SetReal", "no Real variable has value reference " + std::to_string(r));
+            return fmi2Error;
+        }
+        if (r < first_parameter) {
+            log_error("fmi2SetReal", "value reference " + std::to_string(r) +
+                                         " is an output (a position, velocity or state) and "
+                                         "cannot be set");
+            return fmi2Error;
+        }
+        const std::size_t p = r - first_parameter;
+        const std::string name = description_.parameter_names[p];
+        if (description_.parameter_kinds[p] != mdl_fmu_tunable) {
+            log_error("fmi2SetReal",
+                      "parameter '" + name +
+                          "' was fixed at export (other parameters or start values depend on "
+                          "it): export again with -p " +
+                          name + "=VALUE");
+            return fmi2Error;
+        }
+        if (!std::isfinite(value[i])) {
+            log_error("fmi2SetReal",
+                      "parameter '" + name + "' must be finite, got " + format_number(value[i]));
+            return fmi2Error;
+        }
+        try {
+            model_->set_parameter(name, value[i]); // re-evaluates the mass
+        } catch (const std::exception& e) {
+            log_error("fmi2SetReal", "parameter '" + name + "': " + e.what());
+            return fmi2Error;
+        }
+        changed = true;
+    }
+    if (changed && stepping_) {
+        stepping_->parameters_changed(); // takes effect at the next step
+    }
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::do_step(double t, double h) {
+    if (!allowed("fmi2DoStep", {Phase::step_complete})) {
+        return fmi2Error;
+    }
+    if (!(h > 0.0) || !std::isfinite(h) || !std::isfinite(t)) {
+        log_error("fmi2DoStep", "the communication step size must be positive and finite, got " +
+                                    format_number(h));
+        return fmi2Error;
+    }
+    if (!same_time(t, time_)) {
+        log_error("fmi2DoStep", "the current communication point " + format_number(t) +
+                                    " is not the FMU's time " + format_number(time_));
+        return fmi2Error;
+    }
+    try {
+        stepping_->advance(state_, t + h);
+    } catch (const std::exception& e) {
+        log_error("fmi2DoStep", e.what());
+        phase_ = Phase::error;
+        return fmi2Error;
+    }
+    time_ = t + h;
+    return fmi2OK;
+}
+
+} // namespace mdl::runtime::fmi

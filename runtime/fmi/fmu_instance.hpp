@@ -1,0 +1,77 @@
+// One instance of an mdl Co-Simulation FMU (what fmi2Instantiate returns): its own model
+// (kernels shared, parameters copied), its state, the integration, and the state machine of
+// the FMI 2.0 Co-Simulation interface (section 4.2.4 of the standard):
+//
+//     instantiated --fmi2EnterInitializationMode--> initialization
+//     initialization --fmi2ExitInitializationMode--> step_complete
+//     step_complete --fmi2DoStep--> step_complete, or error on a numerical failure
+//     step_complete --fmi2Terminate--> terminated
+//     any state --fmi2Reset--> instantiated (the exported parameters and start values)
+//
+// Every call checks that its state allows it; otherwise it logs why and returns fmi2Error
+// without changing anything. Nothing here throws out of a member function: errors are logged
+// through the importer's logger and returned as a status.
+#pragma once
+
+#include "runtime/fmi/communication_step.hpp"
+#include "runtime/fmi/fmi2_abi.h"
+#include "runtime/fmi/fmu_model.h"
+#include "runtime/model.hpp"
+#include "runtime/state.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mdl::runtime::fmi {
+
+enum class Phase { instantiated, initialization, step_complete, terminated, error };
+
+class FmuInstance {
+public:
+    FmuInstance(const mdl_fmu_model& model, std::string name,
+                const fmi2CallbackFunctions& callbacks, bool logging);
+    FmuInstance(const FmuInstance&) = delete;
+    FmuInstance& operator=(const FmuInstance&) = delete;
+
+    void set_logging(bool on) { logging_ = on; }
+    // Messages to the importer's logger: errors always, information when logging is on.
+    void log_error(std::string_view function, const std::string& message);
+    void log_info(const std::string& message);
+
+    fmi2Status setup_experiment(bool tolerance_defined, double tolerance, double start,
+                                bool stop_defined, double stop);
+    fmi2Status enter_initialization();
+    fmi2Status exit_initialization();
+    fmi2Status terminate();
+    fmi2Status reset();
+    fmi2Status get_real(const fmi2ValueReference vr[], std::size_t n, fmi2Real value[]);
+    fmi2Status set_real(const fmi2ValueReference vr[], std::size_t n, const fmi2Real value[]);
+    fmi2Status do_step(double t, double h);
+    double time() const { return time_; }
+    Phase phase() const { return phase_; }
+    // Returns fmi2Error with a logged message when `function` is not allowed in this phase.
+    bool allowed(std::string_view function, std::initializer_list<Phase> phases);
+
+private:
+    void restore_exported(); // the model, state and settings as exported
+    std::size_t real_count() const;
+
+    const mdl_fmu_model& description_;
+    std::string name_;
+    fmi2CallbackFunctions callbacks_;
+    bool logging_;
+    Phase phase_ = Phase::instantiated;
+
+    RunSettings settings_;
+    std::optional<Model> model_;
+    State state_;
+    std::optional<CommunicationStep> stepping_;
+    double start_time_ = 0.0, stop_time_ = -1.0;
+    double time_ = 0.0; // the communication time (state_.t is the integration's grid time)
+};
+
+const char* phase_name(Phase phase);
+
+} // namespace mdl::runtime::fmi
