@@ -1,9 +1,9 @@
 // mdl export FILE.mdl --fmu OUT.fmu [--method NAME] [--step H] [--start T] [--stop T]
 //                      [--rtol R] [--atol A] [--rho-inf R] [--constraint-tol E]
 //                      [-p name=value]... [--cpu CPU] [--library DIR] [--no-cache]
-// Exports a model as an FMI 2.0 Co-Simulation FMU: modelDescription.xml and
-// binaries/linux64/<model>.so, whose fmi2DoStep integrates the model with the method and step
-// chosen here (docs/fmi.md).
+// Exports a model as an FMI 2.0 FMU: modelDescription.xml and binaries/linux64/<model>.so,
+// whose fmi2DoStep (Co-Simulation) integrates the model with the method and step chosen here,
+// and which gives unconstrained models' derivatives to Model Exchange importers (docs/fmi.md).
 #include "commands.hpp"
 #include "declared_descriptions.hpp"
 #include "exit_status.hpp"
@@ -56,10 +56,10 @@ int export_fmu(const ExportOptions& o) {
     const std::string binary = link_fmu_binary(contents, fmu_model_source(contents));
     write_zip(o.fmu, {{"modelDescription.xml", model_description_xml(contents)},
                       {"binaries/linux64/" + contents.model_identifier + ".so", binary}});
-    std::cerr << fmt::format("mdl export: wrote {} (FMI 2.0 Co-Simulation, {}{}, {} variables)\n",
-                             o.fmu, contents.method,
-                             contents.adaptive ? "" : fmt::format(" step {}", contents.step),
-                             contents.variables.size());
+    std::cerr << fmt::format(
+        "mdl export: wrote {} (FMI 2.0 Co-Simulation{}, {}{}, {} variables)\n", o.fmu,
+        contents.model_exchange ? " and Model Exchange" : "", contents.method,
+        contents.adaptive ? "" : fmt::format(" step {}", contents.step), contents.variables.size());
     return exit_status::success;
 }
 
@@ -68,8 +68,8 @@ int export_fmu(const ExportOptions& o) {
 std::function<int()> add_export_command(CLI::App& app) {
     auto o = std::make_shared<ExportOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "export", "Export a model as an FMI 2.0 Co-Simulation FMU that integrates it with a "
-                  "classical method (docs/fmi.md)");
+        "export", "Export a model as an FMI 2.0 FMU: Co-Simulation with a classical method, "
+                  "and Model Exchange for unconstrained models (docs/fmi.md)");
     cmd->add_option("file", o->file, "Model file (.mdl)")->required();
     cmd->add_option("--fmu", o->fmu,
                     "The FMU to write (a zip: modelDescription.xml, "

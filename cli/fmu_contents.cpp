@@ -155,7 +155,7 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
                x0 = compiled.start_states();
     unsigned reference = 0;
     const auto output = [&](const std::string& name, const std::string& text, double start) {
-        c.variables.push_back({name, text, reference++, "output", "continuous", start});
+        c.variables.push_back({name, text, reference++, "output", "continuous", start, false, 0});
     };
     for (std::size_t i = 0; i < s.positions; ++i) {
         output(compiled.position_names()[i], "position", q0[i]);
@@ -177,6 +177,38 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
                                description(compiled.parameter_names()[i]), reference++,
                                tunable ? "parameter" : "local", tunable ? "tunable" : "constant",
                                compiled.parameters()[i]});
+    }
+
+    c.parameters = s.parameters;
+    // the derivatives of the continuous states (q, v, x): der(q) is the velocity, then the
+    // accelerations der(der(q)) and the rates der(x)
+    // (constrained models are DAEs: Co-Simulation only, and no accelerations without the
+    // constraint forces)
+    c.model_exchange = s.constraints == 0;
+    for (std::size_t i = 0; c.model_exchange && i < s.positions; ++i) {
+        c.variables[s.positions + i].derivative_of = i + 1;
+    }
+    for (std::size_t i = 0; c.model_exchange && i < s.positions; ++i) {
+        FmuVariable a{"der(" + compiled.velocity_names()[i] + ")",
+                      "acceleration of " + compiled.position_names()[i],
+                      reference++,
+                      "local",
+                      "continuous",
+                      0.0,
+                      true,
+                      s.positions + i + 1};
+        c.variables.push_back(a);
+    }
+    for (std::size_t i = 0; c.model_exchange && i < s.states; ++i) {
+        FmuVariable rate{"der(" + compiled.state_names()[i] + ")",
+                         "rate of " + compiled.state_names()[i],
+                         reference++,
+                         "local",
+                         "continuous",
+                         0.0,
+                         true,
+                         2 * s.positions + i + 1};
+        c.variables.push_back(rate);
     }
 
     ObjectOptions object;

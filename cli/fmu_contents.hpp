@@ -21,6 +21,9 @@ struct FmuVariable {
     std::string causality;   // output, parameter, local
     std::string variability; // continuous, tunable, constant
     double start = 0.0;
+    // the derivatives of the continuous states (Model Exchange): initial calculated, no start
+    bool calculated = false;
+    std::size_t derivative_of = 0; // 1-based index of the variable this is the derivative of
 };
 
 struct FmuContents {
@@ -28,10 +31,12 @@ struct FmuContents {
     std::string model_identifier; // a C identifier: the shared object's name
     std::string description;
     std::string guid; // from a hash of the object code and this description
-    // Real variables in value-reference order: positions, velocities, states (outputs), then
-    // the parameters (fmu_model.h lists the ranges).
+    // Real variables in value-reference order: positions, velocities, states (outputs), the
+    // parameters, then the accelerations and state rates (fmu_model.h lists the ranges).
     std::vector<FmuVariable> variables;
-    std::size_t positions = 0, states = 0, outputs = 0;
+    std::size_t positions = 0, states = 0, outputs = 0, parameters = 0;
+    // Model Exchange too (unconstrained models: an ODE in the continuous states q, v, x)
+    bool model_exchange = false;
     std::vector<bool> parameter_tunable; // per parameter: else fixed at export
     std::vector<std::string> constraint_names, vibration_names; // for messages
     // the integration

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <fmt/format.h>
+#include <vector>
 
 namespace mdl::cli {
 
@@ -67,6 +68,17 @@ std::string model_description_xml(const FmuContents& c) {
                      "    canSerializeFMUstate=\"false\"\n"
                      "    providesDirectionalDerivative=\"false\"/>\n",
                      escape(c.model_identifier));
+    if (c.model_exchange) { // an ODE: the same capabilities, no event indicators
+        x += fmt::format("  <ModelExchange\n    modelIdentifier=\"{}\"\n"
+                         "    needsExecutionTool=\"false\"\n"
+                         "    completedIntegratorStepNotNeeded=\"true\"\n"
+                         "    canBeInstantiatedOnlyOncePerProcess=\"false\"\n"
+                         "    canNotUseMemoryManagementFunctions=\"true\"\n"
+                         "    canGetAndSetFMUstate=\"false\"\n"
+                         "    canSerializeFMUstate=\"false\"\n"
+                         "    providesDirectionalDerivative=\"false\"/>\n",
+                         escape(c.model_identifier));
+    }
     x += "  <LogCategories>\n"
          "    <Category name=\"logError\" description=\"errors: wrong calls, numerical "
          "failures\"/>\n"
@@ -90,22 +102,47 @@ std::string model_description_xml(const FmuContents& c) {
         if (!v.description.empty()) {
             x += fmt::format(" description=\"{}\"", escape(v.description));
         }
-        x += fmt::format(" causality=\"{}\" variability=\"{}\" initial=\"exact\">\n", v.causality,
-                         v.variability);
-        x += fmt::format("      <Real start=\"{}\"/>\n", v.start);
+        x += fmt::format(" causality=\"{}\" variability=\"{}\" initial=\"{}\">\n", v.causality,
+                         v.variability, v.calculated ? "calculated" : "exact");
+        const std::string derivative =
+            v.derivative_of != 0 ? fmt::format(" derivative=\"{}\"", v.derivative_of) : "";
+        if (v.calculated) {
+            x += fmt::format("      <Real{}/>\n", derivative);
+        } else {
+            x += fmt::format("      <Real start=\"{}\"{}/>\n", v.start, derivative);
+        }
         x += "    </ScalarVariable>\n";
     }
     x += "  </ModelVariables>\n";
-    // outputs with initial="exact" are no initial unknowns (section 2.2.8): the element would be
-    // empty, which the schema does not allow, so there is none
-    x += "  <ModelStructure>\n";
-    if (c.outputs > 0) {
-        x += "    <Outputs>\n";
-        for (std::size_t i = 0; i < c.outputs; ++i) {
-            x += fmt::format("      <Unknown index=\"{}\"/>\n", i + 1);
-        }
-        x += "    </Outputs>\n";
+    // <Derivatives>: the derivative of each continuous state (q, v, x), which orders the state
+    // vector of Model Exchange. The initial unknowns (section 2.2.8) are the derivatives with
+    // initial="calculated": the accelerations and rates (the outputs and velocities are exact).
+    std::vector<std::size_t> outputs, derivatives, initial_unknowns;
+    for (std::size_t i = 0; i < c.outputs; ++i) {
+        outputs.push_back(i + 1);
     }
+    for (std::size_t i = 0; i < c.variables.size(); ++i) {
+        if (c.variables[i].derivative_of != 0) {
+            derivatives.push_back(i + 1);
+            if (c.variables[i].calculated) {
+                initial_unknowns.push_back(i + 1);
+            }
+        }
+    }
+    const auto unknowns = [&x](const char* element, const std::vector<std::size_t>& indices) {
+        if (indices.empty()) {
+            return; // the schema does not allow the element empty
+        }
+        x += fmt::format("    <{}>\n", element);
+        for (std::size_t index : indices) {
+            x += fmt::format("      <Unknown index=\"{}\"/>\n", index);
+        }
+        x += fmt::format("    </{}>\n", element);
+    };
+    x += "  <ModelStructure>\n";
+    unknowns("Outputs", outputs);
+    unknowns("Derivatives", derivatives);
+    unknowns("InitialUnknowns", initial_unknowns);
     x += "  </ModelStructure>\n";
     x += "</fmiModelDescription>\n";
     return x;

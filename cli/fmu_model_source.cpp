@@ -66,7 +66,7 @@ std::string fmu_model_source(const FmuContents& c) {
         } else if (i < c.outputs) {
             states.push_back(v.name);
             x0.push_back(v.start);
-        } else {
+        } else if (i < c.outputs + c.parameters) {
             parameters.push_back(v.name);
             values.push_back(v.start);
             kinds.push_back(c.parameter_tunable[i - c.outputs] ? 0 : 1);

@@ -1,12 +1,15 @@
-// The FMI 2.0 functions of an mdl Co-Simulation FMU: C entry points that check their
-// arguments, hand the call to the instance (fmu_instance.hpp) and never let an exception
-// escape. Every function of the standard is exported; those of Model Exchange, FMU states,
-// directional derivatives and input/output derivatives return fmi2Error with a logged "not
-// supported" (modelDescription.xml says so: Co-Simulation only, canGetAndSetFMUstate="false",
-// providesDirectionalDerivative="false", maxOutputDerivativeOrder="0").
+// The FMI 2.0 functions of an mdl FMU (Co-Simulation; Model Exchange too for unconstrained
+// models): C entry points that check their arguments, hand the call to the instance
+// (fmu_instance.hpp) and never let an exception escape. Every function of the standard is
+// exported; those of FMU states, directional derivatives and input/output derivatives return
+// fmi2Error with a logged "not supported" (modelDescription.xml says so:
+// canGetAndSetFMUstate="false", providesDirectionalDerivative="false",
+// maxOutputDerivativeOrder="0").
 #include "runtime/fmi/fmi2_abi.h"
 #include "runtime/fmi/fmu_instance.hpp"
 #include "runtime/fmi/fmu_model.h"
+
+#include "codegen/kernel_abi.h"
 
 #include <cstring>
 #include <exception>
@@ -108,15 +111,20 @@ MDL_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type f
         if (instanceName == nullptr || instanceName[0] == '\0') {
             return fail("the instance name must not be empty");
         }
-        if (fmuType != fmi2CoSimulation) {
-            return fail("this FMU implements Co-Simulation only, not Model Exchange");
+        const bool model_exchange = fmuType == fmi2ModelExchange;
+        if (model_exchange && mdl_fmu.kernels->n_constraints != 0) {
+            return fail("this FMU implements Co-Simulation only: its model has constraints (a "
+                        "DAE), and Model Exchange is for ODEs");
+        }
+        if (!model_exchange && fmuType != fmi2CoSimulation) {
+            return fail("unknown fmuType " + std::to_string(static_cast<int>(fmuType)));
         }
         if (fmuGUID == nullptr || std::strcmp(fmuGUID, mdl_fmu.guid) != 0) {
             return fail(std::string("the GUID '") + (fmuGUID != nullptr ? fmuGUID : "(null)") +
                         "' is not this FMU's '" + mdl_fmu.guid +
                         "' (a modelDescription.xml of another FMU?)");
         }
-        return new FmuInstance(mdl_fmu, name, *functions, loggingOn != fmi2False);
+        return new FmuInstance(mdl_fmu, name, *functions, loggingOn != fmi2False, model_exchange);
     } catch (const std::exception& e) {
         return fail(e.what());
     }
@@ -232,41 +240,50 @@ MDL_FMI_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fm
                          "directional derivatives (providesDirectionalDerivative is false)");
 }
 
-// Model Exchange: fmi2Instantiate refuses fmi2ModelExchange, so these are never reached with a
-// Model Exchange instance.
-namespace {
-const char* const model_exchange = "Model Exchange (this FMU implements Co-Simulation only)";
-}
+// Model Exchange (unconstrained models): the continuous states (q, v, x) and their derivatives
+// (v, a, x'); no event indicators, no discrete states.
 MDL_FMI_EXPORT fmi2Status fmi2EnterEventMode(fmi2Component c) {
-    return not_supported(c, "fmi2EnterEventMode", model_exchange);
+    return guarded(c, "fmi2EnterEventMode",
+                   [](FmuInstance& fmu) { return fmu.enter_event_mode(); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo*) {
-    return not_supported(c, "fmi2NewDiscreteStates", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2NewDiscreteStates(fmi2Component c, fmi2EventInfo* eventInfo) {
+    return guarded(c, "fmi2NewDiscreteStates",
+                   [&](FmuInstance& fmu) { return fmu.new_discrete_states(eventInfo); });
 }
 MDL_FMI_EXPORT fmi2Status fmi2EnterContinuousTimeMode(fmi2Component c) {
-    return not_supported(c, "fmi2EnterContinuousTimeMode", model_exchange);
+    return guarded(c, "fmi2EnterContinuousTimeMode",
+                   [](FmuInstance& fmu) { return fmu.enter_continuous_time_mode(); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean, fmi2Boolean*,
-                                                      fmi2Boolean*) {
-    return not_supported(c, "fmi2CompletedIntegratorStep", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2CompletedIntegratorStep(fmi2Component c, fmi2Boolean,
+                                                      fmi2Boolean* enterEventMode,
+                                                      fmi2Boolean* terminateSimulation) {
+    return guarded(c, "fmi2CompletedIntegratorStep", [&](FmuInstance& fmu) {
+        return fmu.completed_integrator_step(enterEventMode, terminateSimulation);
+    });
 }
-MDL_FMI_EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real) {
-    return not_supported(c, "fmi2SetTime", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2SetTime(fmi2Component c, fmi2Real time) {
+    return guarded(c, "fmi2SetTime", [&](FmuInstance& fmu) { return fmu.set_time(time); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real[], size_t) {
-    return not_supported(c, "fmi2SetContinuousStates", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2SetContinuousStates(fmi2Component c, const fmi2Real x[], size_t nx) {
+    return guarded(c, "fmi2SetContinuousStates",
+                   [&](FmuInstance& fmu) { return fmu.set_continuous_states(x, nx); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real[], size_t) {
-    return not_supported(c, "fmi2GetDerivatives", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivatives[], size_t nx) {
+    return guarded(c, "fmi2GetDerivatives",
+                   [&](FmuInstance& fmu) { return fmu.get_derivatives(derivatives, nx); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real[], size_t) {
-    return not_supported(c, "fmi2GetEventIndicators", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real[], size_t ni) {
+    return guarded(c, "fmi2GetEventIndicators",
+                   [&](FmuInstance& fmu) { return fmu.get_event_indicators(ni); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real[], size_t) {
-    return not_supported(c, "fmi2GetContinuousStates", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
+    return guarded(c, "fmi2GetContinuousStates",
+                   [&](FmuInstance& fmu) { return fmu.get_continuous_states(x, nx); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real[], size_t) {
-    return not_supported(c, "fmi2GetNominalsOfContinuousStates", model_exchange);
+MDL_FMI_EXPORT fmi2Status fmi2GetNominalsOfContinuousStates(fmi2Component c, fmi2Real x_nominal[],
+                                                            size_t nx) {
+    return guarded(c, "fmi2GetNominalsOfContinuousStates",
+                   [&](FmuInstance& fmu) { return fmu.get_nominals(x_nominal, nx); });
 }
 
 // Co-Simulation

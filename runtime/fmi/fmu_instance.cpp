@@ -57,6 +57,10 @@ const char* phase_name(Phase phase) {
         return "initialization mode";
     case Phase::step_complete:
         return "step complete";
+    case Phase::event_mode:
+        return "event mode";
+    case Phase::continuous_time:
+        return "continuous-time mode";
     case Phase::terminated:
         return "terminated";
     case Phase::error:
@@ -66,8 +70,9 @@ const char* phase_name(Phase phase) {
 }
 
 FmuInstance::FmuInstance(const mdl_fmu_model& model, std::string name,
-                         const fmi2CallbackFunctions& callbacks, bool logging)
-    : description_(model), name_(std::move(name)), callbacks_(callbacks), logging_(logging) {
+                         const fmi2CallbackFunctions& callbacks, bool logging, bool model_exchange)
+    : description_(model), name_(std::move(name)), callbacks_(callbacks), logging_(logging),
+      model_exchange_(model_exchange) {
     restore_exported();
 }
 
@@ -131,7 +136,26 @@ bool FmuInstance::allowed(std::string_view function, std::initializer_list<Phase
 
 std::size_t FmuInstance::real_count() const {
     const mdl_kernels& k = *description_.kernels;
-    return 2 * std::size_t{k.n_positions} + k.n_states + k.n_parameters;
+    // the accelerations and rates exist for unconstrained models (Model Exchange) only
+    return continuous_states() + k.n_parameters +
+           (k.n_constraints == 0 ? std::size_t{k.n_positions} + k.n_states : 0);
+}
+
+std::size_t FmuInstance::continuous_states() const {
+    const mdl_kernels& k = *description_.kernels;
+    return 2 * std::size_t{k.n_positions} + k.n_states;
+}
+
+void FmuInstance::derivatives(Vector& out) const {
+    const Eigen::Index n = model_->positions(), k = model_->states();
+    Vector theta(model_->vibrations()), a(n), rates(k);
+    model_->phases(state_.t, theta);
+    model_->acceleration(state_.t, state_.q, state_.v, state_.x, theta, a);
+    if (k > 0) {
+        model_->rates(state_.t, state_.q, state_.v, state_.x, theta, rates);
+    }
+    out.resize(2 * n + k);
+    out << state_.v, a, rates;
 }
 
 fmi2Status FmuInstance::setup_experiment(bool tolerance_defined, double tolerance, double start,
@@ -179,6 +203,10 @@ fmi2Status FmuInstance::exit_initialization() {
     if (!allowed("fmi2ExitInitializationMode", {Phase::initialization})) {
         return fmi2Error;
     }
+    if (model_exchange_) { // the importer integrates: no method of ours
+        phase_ = Phase::event_mode;
+        return fmi2OK;
+    }
     try {
         stepping_.emplace(*model_, settings_);
         stepping_->start(start_time_, stop_time_);
@@ -195,7 +223,8 @@ fmi2Status FmuInstance::exit_initialization() {
 }
 
 fmi2Status FmuInstance::terminate() {
-    if (!allowed("fmi2Terminate", {Phase::step_complete})) {
+    if (!allowed("fmi2Terminate",
+                 {Phase::step_complete, Phase::event_mode, Phase::continuous_time})) {
         return fmi2Error;
     }
     phase_ = Phase::terminated;
@@ -214,8 +243,8 @@ fmi2Status FmuInstance::reset() {
 }
 
 fmi2Status FmuInstance::get_real(const fmi2ValueReference vr[], std::size_t n, fmi2Real value[]) {
-    if (!allowed("fmi2GetReal",
-                 {Phase::initialization, Phase::step_complete, Phase::terminated, Phase::error})) {
+    if (!allowed("fmi2GetReal", {Phase::initialization, Phase::step_complete, Phase::event_mode,
+                                 Phase::continuous_time, Phase::terminated, Phase::error})) {
         return fmi2Error;
     }
     if (n > 0 && (vr == nullptr || value == nullptr)) {
@@ -237,8 +266,12 @@ fmi2Status FmuInstance::get_real(const fmi2ValueReference vr[], std::size_t n, f
             value[i] = state_.v[static_cast<Eigen::Index>(r)];
         } else if ((r -= positions) < states) {
             value[i] = state_.x[static_cast<Eigen::Index>(r)];
-        } else {
-            value[i] = model_->parameters()[r - states];
+        } else if ((r -= states) < k.n_parameters) {
+            value[i] = model_->parameters()[r];
+        } else { // an acceleration or a rate: the derivatives after the velocities
+            Vector dx;
+            derivatives(dx);
+            value[i] = dx[static_cast<Eigen::Index>(positions + r - k.n_parameters)];
         }
     }
     return fmi2OK;
@@ -246,8 +279,8 @@ fmi2Status FmuInstance::get_real(const fmi2ValueReference vr[], std::size_t n, f
 
 fmi2Status FmuInstance::set_real(const fmi2ValueReference vr[], std::size_t n,
                                  const fmi2Real value[]) {
-    if (!allowed("fmi2SetReal",
-                 {Phase::instantiated, Phase::initialization, Phase::step_complete})) {
+    if (!allowed("fmi2SetReal", {Phase::instantiated, Phase::initialization, Phase::step_complete,
+                                 Phase::event_mode})) {
         return fmi2Error;
     }
     if (n > 0 && (vr == nullptr || value == nullptr)) {
@@ -263,10 +296,12 @@ fmi2Status FmuInstance::set_real(const fmi2ValueReference vr[], std::size_t n,
             log_error("fmi2SetReal", "no Real variable has value reference " + std::to_string(r));
             return fmi2Error;
         }
-        if (r < first_parameter) {
-            log_error("fmi2SetReal", "value reference " + std::to_string(r) +
-                                         " is an output (a position, velocity or state) and "
-                                         "cannot be set");
+        if (r < first_parameter || r >= first_parameter + k.n_parameters) {
+            log_error("fmi2SetReal",
+                      "value reference " + std::to_string(r) +
+                          (r < first_parameter ? " is an output (a position, velocity or state)"
+                                               : " is a derivative") +
+                          " and cannot be set");
             return fmi2Error;
         }
         const std::size_t p = r - first_parameter;
@@ -320,6 +355,137 @@ fmi2Status FmuInstance::do_step(double t, double h) {
         return fmi2Error;
     }
     time_ = t + h;
+    return fmi2OK;
+}
+
+// Model Exchange
+
+bool FmuInstance::state_count(std::string_view function, std::size_t n, const void* array) {
+    if (n != continuous_states() || (n > 0 && array == nullptr)) {
+        log_error(function, "the FMU has " + std::to_string(continuous_states()) +
+                                " continuous states (positions, velocities, states), not " +
+                                std::to_string(n));
+        return false;
+    }
+    return true;
+}
+
+fmi2Status FmuInstance::set_time(double t) {
+    if (!allowed("fmi2SetTime", {Phase::event_mode, Phase::continuous_time})) {
+        return fmi2Error;
+    }
+    if (!std::isfinite(t)) {
+        log_error("fmi2SetTime", "the time must be finite, got " + format_number(t));
+        return fmi2Error;
+    }
+    state_.t = t;
+    time_ = t;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::set_continuous_states(const fmi2Real x[], std::size_t n) {
+    if (!allowed("fmi2SetContinuousStates", {Phase::continuous_time}) ||
+        !state_count("fmi2SetContinuousStates", n, x)) {
+        return fmi2Error;
+    }
+    const Eigen::Index positions = model_->positions(), states = model_->states();
+    state_.q = Eigen::Map<const Vector>(x, positions);
+    state_.v = Eigen::Map<const Vector>(x + positions, positions);
+    state_.x = Eigen::Map<const Vector>(x + 2 * positions, states);
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::get_continuous_states(fmi2Real x[], std::size_t n) {
+    if (!allowed("fmi2GetContinuousStates",
+                 {Phase::initialization, Phase::event_mode, Phase::continuous_time,
+                  Phase::terminated, Phase::error}) ||
+        !state_count("fmi2GetContinuousStates", n, x)) {
+        return fmi2Error;
+    }
+    const Eigen::Index positions = model_->positions(), states = model_->states();
+    Eigen::Map<Vector>(x, positions) = state_.q;
+    Eigen::Map<Vector>(x + positions, positions) = state_.v;
+    Eigen::Map<Vector>(x + 2 * positions, states) = state_.x;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::get_derivatives(fmi2Real dx[], std::size_t n) {
+    if (!allowed("fmi2GetDerivatives", {Phase::initialization, Phase::event_mode,
+                                        Phase::continuous_time, Phase::terminated, Phase::error}) ||
+        !state_count("fmi2GetDerivatives", n, dx)) {
+        return fmi2Error;
+    }
+    Vector out;
+    derivatives(out); // a singular M(q) throws NumericalFailure: fmi2Error with its message
+    Eigen::Map<Vector>(dx, out.size()) = out;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::get_nominals(fmi2Real nominal[], std::size_t n) {
+    if (!allowed("fmi2GetNominalsOfContinuousStates",
+                 {Phase::instantiated, Phase::initialization, Phase::event_mode,
+                  Phase::continuous_time, Phase::terminated, Phase::error}) ||
+        !state_count("fmi2GetNominalsOfContinuousStates", n, nominal)) {
+        return fmi2Error;
+    }
+    std::fill(nominal, nominal + n, 1.0); // no nominal values are declared
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::get_event_indicators(std::size_t n) {
+    if (!allowed("fmi2GetEventIndicators",
+                 {Phase::initialization, Phase::event_mode, Phase::continuous_time,
+                  Phase::terminated, Phase::error})) {
+        return fmi2Error;
+    }
+    if (n != 0) {
+        log_error("fmi2GetEventIndicators",
+                  "the FMU has no event indicators, not " + std::to_string(n));
+        return fmi2Error;
+    }
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::enter_event_mode() {
+    if (!allowed("fmi2EnterEventMode", {Phase::event_mode, Phase::continuous_time})) {
+        return fmi2Error;
+    }
+    phase_ = Phase::event_mode;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::new_discrete_states(fmi2EventInfo* info) {
+    if (!allowed("fmi2NewDiscreteStates", {Phase::event_mode})) {
+        return fmi2Error;
+    }
+    if (info == nullptr) {
+        log_error("fmi2NewDiscreteStates", "null fmi2EventInfo");
+        return fmi2Error;
+    }
+    // no discrete states, no events: nothing changes and no event comes
+    *info = fmi2EventInfo{fmi2False, fmi2False, fmi2False, fmi2False, fmi2False, 0.0};
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::enter_continuous_time_mode() {
+    if (!allowed("fmi2EnterContinuousTimeMode", {Phase::event_mode})) {
+        return fmi2Error;
+    }
+    phase_ = Phase::continuous_time;
+    return fmi2OK;
+}
+
+fmi2Status FmuInstance::completed_integrator_step(fmi2Boolean* enter_event_mode,
+                                                  fmi2Boolean* terminate) {
+    if (!allowed("fmi2CompletedIntegratorStep", {Phase::continuous_time})) {
+        return fmi2Error;
+    }
+    if (enter_event_mode != nullptr) {
+        *enter_event_mode = fmi2False;
+    }
+    if (terminate != nullptr) {
+        *terminate = fmi2False;
+    }
     return fmi2OK;
 }
 

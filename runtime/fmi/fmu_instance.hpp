@@ -8,6 +8,13 @@
 //     step_complete --fmi2Terminate--> terminated
 //     any state --fmi2Reset--> instantiated (the exported parameters and start values)
 //
+// Model Exchange (unconstrained models: the ODE in the continuous states q, v, x):
+//
+//     initialization --fmi2ExitInitializationMode--> event_mode
+//     event_mode --fmi2EnterContinuousTimeMode--> continuous_time
+//     continuous_time --fmi2EnterEventMode--> event_mode
+//     event_mode, continuous_time --fmi2Terminate--> terminated
+//
 // Every call checks that its state allows it; otherwise it logs why and returns fmi2Error
 // without changing anything. Nothing here throws out of a member function: errors are logged
 // through the importer's logger and returned as a status.
@@ -26,12 +33,20 @@
 
 namespace mdl::runtime::fmi {
 
-enum class Phase { instantiated, initialization, step_complete, terminated, error };
+enum class Phase {
+    instantiated,
+    initialization,
+    step_complete,   // Co-Simulation
+    event_mode,      // Model Exchange
+    continuous_time, // Model Exchange
+    terminated,
+    error
+};
 
 class FmuInstance {
 public:
     FmuInstance(const mdl_fmu_model& model, std::string name,
-                const fmi2CallbackFunctions& callbacks, bool logging);
+                const fmi2CallbackFunctions& callbacks, bool logging, bool model_exchange);
     FmuInstance(const FmuInstance&) = delete;
     FmuInstance& operator=(const FmuInstance&) = delete;
 
@@ -50,6 +65,18 @@ public:
     fmi2Status set_real(const fmi2ValueReference vr[], std::size_t n, const fmi2Real value[]);
     fmi2Status do_step(double t, double h);
     double time() const { return time_; }
+
+    // Model Exchange: the continuous states are (q, v, x), their derivatives (v, a, x').
+    fmi2Status set_time(double t);
+    fmi2Status set_continuous_states(const fmi2Real x[], std::size_t n);
+    fmi2Status get_continuous_states(fmi2Real x[], std::size_t n);
+    fmi2Status get_derivatives(fmi2Real dx[], std::size_t n);
+    fmi2Status get_nominals(fmi2Real nominal[], std::size_t n);
+    fmi2Status get_event_indicators(std::size_t n);
+    fmi2Status enter_event_mode();
+    fmi2Status new_discrete_states(fmi2EventInfo* info);
+    fmi2Status enter_continuous_time_mode();
+    fmi2Status completed_integrator_step(fmi2Boolean* enter_event_mode, fmi2Boolean* terminate);
     Phase phase() const { return phase_; }
     // Returns fmi2Error with a logged message when `function` is not allowed in this phase.
     bool allowed(std::string_view function, std::initializer_list<Phase> phases);
@@ -57,11 +84,15 @@ public:
 private:
     void restore_exported(); // the model, state and settings as exported
     std::size_t real_count() const;
+    std::size_t continuous_states() const; // 2n + k
+    bool state_count(std::string_view function, std::size_t n, const void* array);
+    void derivatives(Vector& out) const; // (v, a, x') at the current time and state
 
     const mdl_fmu_model& description_;
     std::string name_;
     fmi2CallbackFunctions callbacks_;
     bool logging_;
+    bool model_exchange_;
     Phase phase_ = Phase::instantiated;
 
     RunSettings settings_;

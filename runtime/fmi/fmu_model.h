@@ -9,7 +9,9 @@
  *     0 .. n-1            positions q
  *     n .. 2n-1           velocities der(q)
  *     2n .. 2n+k-1        first-order states x
- *     2n+k .. 2n+k+P-1    parameters, in the model's order */
+ *     2n+k .. 2n+k+P-1    parameters, in the model's order
+ *     2n+k+P .. 3n+k+P-1  accelerations der(der(q))  } unconstrained models only
+ *     3n+k+P .. 3n+2k+P-1 rates der(x)               } (Model Exchange) */
 #ifndef MDL_FMU_MODEL_H
 #define MDL_FMU_MODEL_H
 

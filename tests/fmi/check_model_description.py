@@ -34,8 +34,6 @@ def main():
         if not re.fullmatch(r"\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}",
                             root.get("guid")):
             fail("the GUID is not {8-4-4-4-12}: " + root.get("guid"))
-        if root.find("ModelExchange") is not None:
-            fail("a ModelExchange element, but the FMU implements Co-Simulation only")
         cs = root.find("CoSimulation")
         if cs is None or not cs.get("modelIdentifier"):
             fail("no CoSimulation element with a modelIdentifier")
@@ -58,10 +56,18 @@ def main():
                ("local", "constant")}
     by_name = {}
     for v in variables:
+        real = v.find("Real")
+        if real is not None and real.get("derivative") is not None and \
+                v.get("initial") == "calculated":
+            # a state derivative (Model Exchange): calculated, no start, an initial unknown
+            if (v.get("causality"), v.get("variability")) != ("local", "continuous") or \
+                    real.get("start") is not None:
+                fail(v.get("name") + ": a derivative must be local, continuous, without start")
+            by_name[v.get("name")] = v
+            continue
         if (v.get("causality"), v.get("variability")) not in allowed:
             fail("causality/variability of %s: %s/%s" %
                  (v.get("name"), v.get("causality"), v.get("variability")))
-        real = v.find("Real")
         if real is None or real.get("start") is None or v.get("initial") != "exact":
             fail(v.get("name") + " has no Real start value with initial exact")
         by_name[v.get("name")] = v
@@ -70,6 +76,20 @@ def main():
     listed = [int(u.get("index")) for u in structure.find("Outputs").findall("Unknown")]
     if listed != outputs:
         fail("ModelStructure/Outputs lists %s, the outputs are %s" % (listed, outputs))
+    # Model Exchange: every <Derivatives> entry names a derivative of a state, and the initial
+    # unknowns are the calculated ones among them
+    derivatives = [int(u.get("index")) for u in structure.find("Derivatives").findall("Unknown")] \
+        if structure.find("Derivatives") is not None else []
+    for index in derivatives:
+        if variables[index - 1].find("Real").get("derivative") is None:
+            fail("<Derivatives> lists %s, which is no derivative" % variables[index - 1].get("name"))
+    calculated = [i for i in derivatives if variables[i - 1].get("initial") == "calculated"]
+    initial = [int(u.get("index")) for u in structure.find("InitialUnknowns").findall("Unknown")] \
+        if structure.find("InitialUnknowns") is not None else []
+    if initial != calculated:
+        fail("InitialUnknowns %s, the calculated derivatives are %s" % (initial, calculated))
+    if (root.find("ModelExchange") is not None) != bool(derivatives):
+        fail("a ModelExchange element needs <Derivatives>, and only then")
     for expectation in expectations:
         name, _, rest = expectation.partition("=")
         parts = rest.split("/")
