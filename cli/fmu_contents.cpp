@@ -185,6 +185,9 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     // (constrained models are DAEs: Co-Simulation only, and no accelerations without the
     // constraint forces)
     c.model_exchange = s.constraints == 0;
+    c.directional_derivatives = c.model_exchange && s.states == 0 && compiled.mass_constant() &&
+                                compiled.mass_diagonal() && compiled.force_dq() &&
+                                compiled.force_dv();
     for (std::size_t i = 0; c.model_exchange && i < s.positions; ++i) {
         c.variables[s.positions + i].derivative_of = i + 1;
     }

@@ -37,6 +37,9 @@ struct FmuContents {
     std::size_t positions = 0, states = 0, outputs = 0, parameters = 0;
     // Model Exchange too (unconstrained models: an ODE in the continuous states q, v, x)
     bool model_exchange = false;
+    // fmi2GetDirectionalDerivative of the derivatives by the states, from the symbolic force
+    // Jacobians: unconstrained, no first-order states, constant diagonal mass
+    bool directional_derivatives = false;
     std::vector<bool> parameter_tunable; // per parameter: else fixed at export
     std::vector<std::string> constraint_names, vibration_names; // for messages
     // the integration

@@ -76,8 +76,8 @@ std::string model_description_xml(const FmuContents& c) {
                          "    canNotUseMemoryManagementFunctions=\"true\"\n"
                          "    canGetAndSetFMUstate=\"false\"\n"
                          "    canSerializeFMUstate=\"false\"\n"
-                         "    providesDirectionalDerivative=\"false\"/>\n",
-                         escape(c.model_identifier));
+                         "    providesDirectionalDerivative=\"{}\"/>\n",
+                         escape(c.model_identifier), c.directional_derivatives);
     }
     x += "  <LogCategories>\n"
          "    <Category name=\"logError\" description=\"errors: wrong calls, numerical "

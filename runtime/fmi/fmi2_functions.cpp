@@ -1,10 +1,10 @@
 // The FMI 2.0 functions of an mdl FMU (Co-Simulation; Model Exchange too for unconstrained
 // models): C entry points that check their arguments, hand the call to the instance
 // (fmu_instance.hpp) and never let an exception escape. Every function of the standard is
-// exported; those of FMU states, directional derivatives and input/output derivatives return
-// fmi2Error with a logged "not supported" (modelDescription.xml says so:
-// canGetAndSetFMUstate="false", providesDirectionalDerivative="false",
-// maxOutputDerivativeOrder="0").
+// exported; those of FMU states and input/output derivatives, and directional derivatives of
+// models with constraints, first-order states or M(q), return fmi2Error with a logged "not
+// supported" (modelDescription.xml says so: canGetAndSetFMUstate="false",
+// providesDirectionalDerivative, maxOutputDerivativeOrder="0").
 #include "runtime/fmi/fmi2_abi.h"
 #include "runtime/fmi/fmu_instance.hpp"
 #include "runtime/fmi/fmu_model.h"
@@ -233,11 +233,16 @@ MDL_FMI_EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byt
     return not_supported(c, "fmi2DeSerializeFMUstate",
                          "serialized FMU states (canSerializeFMUstate is false)");
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference[],
-                                                       size_t, const fmi2ValueReference[], size_t,
-                                                       const fmi2Real[], fmi2Real[]) {
-    return not_supported(c, "fmi2GetDirectionalDerivative",
-                         "directional derivatives (providesDirectionalDerivative is false)");
+MDL_FMI_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c,
+                                                       const fmi2ValueReference vUnknown_ref[],
+                                                       size_t nUnknown,
+                                                       const fmi2ValueReference vKnown_ref[],
+                                                       size_t nKnown, const fmi2Real dvKnown[],
+                                                       fmi2Real dvUnknown[]) {
+    return guarded(c, "fmi2GetDirectionalDerivative", [&](FmuInstance& fmu) {
+        return fmu.directional_derivative(vUnknown_ref, nUnknown, vKnown_ref, nKnown, dvKnown,
+                                          dvUnknown);
+    });
 }
 
 // Model Exchange (unconstrained models): the continuous states (q, v, x) and their derivatives

@@ -489,4 +489,60 @@ fmi2Status FmuInstance::completed_integrator_step(fmi2Boolean* enter_event_mode,
     return fmi2OK;
 }
 
+fmi2Status FmuInstance::directional_derivative(const fmi2ValueReference unknown[],
+                                               std::size_t n_unknown,
+                                               const fmi2ValueReference known[],
+                                               std::size_t n_known, const fmi2Real seed[],
+                                               fmi2Real result[]) {
+    const char* const function = "fmi2GetDirectionalDerivative";
+    if (!allowed(function, {Phase::initialization, Phase::event_mode, Phase::continuous_time,
+                            Phase::step_complete})) {
+        return fmi2Error;
+    }
+    const Model& model = *model_;
+    if (model.constrained() || model.states() > 0 || !model.mass_constant_diagonal() ||
+        !model.has_force_jacobians()) {
+        log_error(function, "not supported for this model (providesDirectionalDerivative is "
+                            "false): it needs no constraints, no first-order states and a "
+                            "constant diagonal mass");
+        return fmi2Error;
+    }
+    if ((n_unknown > 0 && (unknown == nullptr || result == nullptr)) ||
+        (n_known > 0 && (known == nullptr || seed == nullptr))) {
+        log_error(function, "null value reference or value array");
+        return fmi2Error;
+    }
+    const std::size_t n = static_cast<std::size_t>(model.positions());
+    Vector dq = Vector::Zero(model.positions()), dv = Vector::Zero(model.positions());
+    for (std::size_t i = 0; i < n_known; ++i) {
+        if (known[i] >= 2 * n) {
+            log_error(function, "known value reference " + std::to_string(known[i]) +
+                                    " is not a continuous state (a position or velocity)");
+            return fmi2Error;
+        }
+        (known[i] < n ? dq : dv)[static_cast<Eigen::Index>(known[i] % n)] += seed[i];
+    }
+    Vector theta(model.vibrations());
+    model.phases(state_.t, theta);
+    Matrix f_q(model.positions(), model.positions()), f_v(model.positions(), model.positions());
+    model.force_jacobians(state_.t, state_.q, state_.v, state_.x, theta, f_q, f_v);
+    const Vector da = model.inverse_mass().cwiseProduct(f_q * dq + f_v * dv);
+    const std::size_t first_acceleration = 2 * n + model.parameters().size();
+    for (std::size_t i = 0; i < n_unknown; ++i) {
+        const std::size_t r = unknown[i];
+        if (r < n) {
+            result[i] = dq[static_cast<Eigen::Index>(r)];
+        } else if (r < 2 * n) { // a velocity, and the derivative of its position
+            result[i] = dv[static_cast<Eigen::Index>(r - n)];
+        } else if (r >= first_acceleration && r < first_acceleration + n) {
+            result[i] = da[static_cast<Eigen::Index>(r - first_acceleration)];
+        } else {
+            log_error(function, "unknown value reference " + std::to_string(r) +
+                                    " is neither a state nor a derivative");
+            return fmi2Error;
+        }
+    }
+    return fmi2OK;
+}
+
 } // namespace mdl::runtime::fmi

@@ -77,6 +77,12 @@ public:
     fmi2Status new_discrete_states(fmi2EventInfo* info);
     fmi2Status enter_continuous_time_mode();
     fmi2Status completed_integrator_step(fmi2Boolean* enter_event_mode, fmi2Boolean* terminate);
+    // The derivatives' and states' changes for a change of the states (q, der(q)) from the
+    // symbolic force Jacobians: d der(der(q)) = M^-1 (df/dq dq + df/dv dv). Unconstrained
+    // models without first-order states and with a constant diagonal mass only.
+    fmi2Status directional_derivative(const fmi2ValueReference unknown[], std::size_t n_unknown,
+                                      const fmi2ValueReference known[], std::size_t n_known,
+                                      const fmi2Real seed[], fmi2Real result[]);
     Phase phase() const { return phase_; }
     // Returns fmi2Error with a logged message when `function` is not allowed in this phase.
     bool allowed(std::string_view function, std::initializer_list<Phase> phases);

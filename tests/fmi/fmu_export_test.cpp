@@ -168,6 +168,24 @@ TEST_CASE("Model Exchange: the importer's RK4 on the FMU's derivatives follows t
     REQUIRE(end[0][2] == Approx(-2 * std::sin(2.0)).margin(1e-11));
 }
 
+TEST_CASE("fmi2GetDirectionalDerivative gives the Jacobian of the derivatives from the symbolic "
+          "force Jacobians") {
+    // m b.x'' = -k b.x - c b.vx: d der(b.vx) / d b.x = -k/m = -4, d der(b.vx) / d b.vx =
+    // -c/m = -0.4; value references b.x 0, b.vx 1, m k c x0 v0 2-6, der(b.vx) 7
+    const Fmu fmu = export_fmu(model("damped_oscillator.mdl"), "jacobian", "");
+    const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
+    REQUIRE(xml.output.find("providesDirectionalDerivative=\"true\"") != std::string::npos);
+    const Result r = host(fmu, "jacobian 7 0 1");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const auto jacobian = rows(r.output);
+    REQUIRE(jacobian.size() == 1);
+    REQUIRE(jacobian[0][0] == Approx(-4.0).epsilon(1e-15));
+    REQUIRE(jacobian[0][1] == Approx(-0.4).epsilon(1e-15));
+    // and d der(b.x) / d b.vx = 1: the velocity is the derivative of the position
+    REQUIRE(rows(host(fmu, "jacobian 1 0 1").output)[0] == std::vector<double>{0.0, 1.0});
+}
+
 TEST_CASE("modelDescription.xml is well formed and names the variables, parameters, outputs "
           "and default experiment") {
     const Fmu fmu = export_fmu(oscillator, "description", "");

@@ -17,6 +17,9 @@
  *   fmu_host FMU IDENTIFIER GUID me STATES H STOP
  *       Model Exchange: classical RK4 with step H on the FMU's derivatives (fmi2SetTime,
  *       fmi2SetContinuousStates, fmi2GetDerivatives), printing "t,outputs" at STOP
+ *   fmu_host FMU IDENTIFIER GUID jacobian UNKNOWN KNOWN...
+ *       Model Exchange: fmi2GetDirectionalDerivative of UNKNOWN for a unit change of each
+ *       KNOWN at the start, printed "d1,d2,..."
  *   fmu_host FMU IDENTIFIER GUID fail H STOP
  *       steps until a doStep fails: it must return fmi2Error with a logged message
  * Prints the logger's messages to stderr as "log: STATUS CATEGORY MESSAGE". Exit status 0 when
@@ -287,6 +290,29 @@ int main(int argc, char** argv) {
             return 0;
         }
         fail("no doStep failed");
+    }
+    if (strcmp(mode, "jacobian") == 0 && argc >= 7) {
+        /* Model Exchange at the start: d unknown / d known for a unit change of each known */
+        fmi2Component c = p_fmi2Instantiate("jacobian", fmi2ModelExchange, guid, "", &callbacks,
+                                            fmi2False, fmi2False);
+        if (c == NULL) {
+            fail("fmi2Instantiate (Model Exchange)");
+        }
+        check(p_fmi2EnterInitializationMode(c), "fmi2EnterInitializationMode");
+        check(p_fmi2ExitInitializationMode(c), "fmi2ExitInitializationMode");
+        const fmi2ValueReference unknown = (fmi2ValueReference)atol(argv[5]);
+        for (int i = 6; i < argc; ++i) {
+            const fmi2ValueReference known = (fmi2ValueReference)atol(argv[i]);
+            const double seed = 1.0;
+            double result = 0.0;
+            check(p_fmi2GetDirectionalDerivative(c, &unknown, 1, &known, 1, &seed, &result),
+                  "fmi2GetDirectionalDerivative");
+            printf("%s%.17g", i == 6 ? "" : ",", result);
+        }
+        printf("\n");
+        p_fmi2FreeInstance(c);
+        dlclose(library);
+        return 0;
     }
     if (strcmp(mode, "me") == 0 && argc == 8) {
         /* Model Exchange: classical RK4 with step H on the FMU's derivatives, from 0 to STOP;
