@@ -226,6 +226,19 @@ TEST_CASE("two instances with different parameters in one process are independen
     }
 }
 
+TEST_CASE("two instances stepped on two threads at once give their sequential results") {
+    const Fmu fmu = export_fmu(oscillator, "threads", "--method rk4 --step 1e-5");
+    const Result r = host(fmu, "threads 2 0.01 1 3 8 2");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const auto end = rows(r.output);
+    const auto sequential = rows(host(fmu, "two 2 0.01 1 3 8 2").output);
+    REQUIRE(end.size() == 1);
+    REQUIRE(end[0] == sequential.back());
+    REQUIRE(end[0][1] == Approx(std::cos(2.0)).margin(1e-12)); // k = 8, m = 2: w = 2
+    REQUIRE(end[0][3] == Approx(std::cos(1.0)).margin(1e-12)); // k = 2: w = 1
+}
+
 TEST_CASE("a tunable parameter set between steps acts from the next step") {
     const Fmu fmu = export_fmu(oscillator, "tune", "--method verlet --step 1e-3");
     const Result r = host(fmu, "tune 2 0.01 1 3 2 0.5"); // k = 2 from t = 0.5: w = 1

@@ -10,6 +10,8 @@
  *   fmu_host FMU IDENTIFIER GUID two OUTPUTS H STOP VR VALUE1 VALUE2
  *       two instances in one process, parameter VR set to VALUE1 and VALUE2, stepped in turn;
  *       prints "t,outputs of the first,outputs of the second"
+ *   fmu_host FMU IDENTIFIER GUID threads OUTPUTS H STOP VR VALUE1 VALUE2
+ *       as two, each instance stepped on its own thread at the same time; prints the last row
  *   fmu_host FMU IDENTIFIER GUID tune OUTPUTS H STOP VR VALUE AT
  *       as run, and sets parameter VR to VALUE between the steps once t reaches AT
  *   fmu_host FMU IDENTIFIER GUID states
@@ -28,6 +30,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +260,24 @@ static int wrong_states(const char* guid) {
     return 0;
 }
 
+/* one instance stepped to the end on its own thread */
+struct Run {
+    fmi2Component c;
+    size_t outputs;
+    double h;
+    long steps;
+    fmi2Status status;
+};
+
+static void* run_thread(void* argument) {
+    struct Run* run = (struct Run*)argument;
+    run->status = fmi2OK;
+    for (long k = 0; k < run->steps && run->status == fmi2OK; ++k) {
+        run->status = p_fmi2DoStep(run->c, (double)k * run->h, run->h, fmi2True);
+    }
+    return NULL;
+}
+
 int main(int argc, char** argv) {
     if (argc < 5) {
         fprintf(stderr, "usage: fmu_host FMU IDENTIFIER GUID MODE ...\n");
@@ -412,6 +433,32 @@ int main(int argc, char** argv) {
         }
         check(p_fmi2Terminate(c), "fmi2Terminate");
         p_fmi2FreeInstance(c);
+    } else if (strcmp(mode, "threads") == 0 && argc == 11) {
+        /* as two, each instance stepped to STOP on its own thread at the same time */
+        fmi2ValueReference vr = (fmi2ValueReference)atol(argv[8]);
+        struct Run runs[2] = {{NULL, outputs, h, steps, fmi2OK}, {NULL, outputs, h, steps, fmi2OK}};
+        double values[2] = {atof(argv[9]), atof(argv[10])};
+        pthread_t threads[2];
+        for (int i = 0; i < 2; ++i) {
+            runs[i].c = start(guid, i == 0 ? "first" : "second", stop, 1, &vr, &values[i]);
+        }
+        for (int i = 0; i < 2; ++i) {
+            if (pthread_create(&threads[i], NULL, run_thread, &runs[i]) != 0) {
+                fail("pthread_create");
+            }
+        }
+        for (int i = 0; i < 2; ++i) {
+            pthread_join(threads[i], NULL);
+            if (runs[i].status != fmi2OK) {
+                fail("fmi2DoStep on a thread");
+            }
+        }
+        printf("%.17g", (double)steps * h);
+        for (int i = 0; i < 2; ++i) {
+            print_outputs(runs[i].c, outputs);
+            p_fmi2FreeInstance(runs[i].c);
+        }
+        printf("\n");
     } else if (strcmp(mode, "two") == 0 && argc == 11) {
         fmi2ValueReference vr = (fmi2ValueReference)atol(argv[8]);
         double first = atof(argv[9]), second = atof(argv[10]);
