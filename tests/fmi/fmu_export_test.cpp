@@ -285,3 +285,18 @@ TEST_CASE("mdl export refuses a multiscale method, naming the classical methods 
     CHECK(r.output.find("verlet, leapfrog") != std::string::npos);
     CHECK(!fs::exists(out));
 }
+
+TEST_CASE("mdl export: a missing compiler, cvode and an unwritable FMU are one-line errors") {
+    const fs::path out = work_dir() / "errors.fmu";
+    Result r = run_command("CXX=no-such-compiler " + std::string(MDL_EXECUTABLE) + " export " +
+                           oscillator + " --fmu " + out.string());
+    CHECK(r.status == 2);
+    CHECK(r.output.find("no C++ compiler 'no-such-compiler' found ($CXX)") != std::string::npos);
+    r = mdl("export " + oscillator + " --fmu " + out.string() + " --method cvode-bdf");
+    CHECK(r.status == 2);
+    CHECK(r.output.find("an FMU's runtime has no SUNDIALS") != std::string::npos);
+    r = mdl("export " + oscillator + " --fmu " + (work_dir() / "no" / "such" / "x.fmu").string());
+    CHECK(r.status == 4);
+    CHECK(r.output.find("mdl export: error: writing") != std::string::npos);
+    CHECK(!fs::exists(out));
+}
