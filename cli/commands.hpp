@@ -19,5 +19,6 @@ std::function<int()> add_reproduce_command(CLI::App& app);
 std::function<int()> add_sweep_command(CLI::App& app);
 std::function<int()> add_plot_command(CLI::App& app);
 std::function<int()> add_cache_command(CLI::App& app);
+std::function<int()> add_export_command(CLI::App& app);
 
 } // namespace mdl::cli

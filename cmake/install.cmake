@@ -2,6 +2,7 @@
 #   bin/mdl                              the command-line program
 #   bin/mdl-sweep-mpi                    the same with MPI, which `mpirun mdl sweep` runs
 #   lib/libmdl.so                        the embedding API (C++ and C), one shared library
+#   lib/libmdl_fmi.a                     the FMI library mdl export links into FMUs
 #   include/mdl/{mdl.h, mdl/*.hpp, codegen/kernel_abi.h}
 #                                        its headers; the one include directory is include/mdl
 #   lib/cmake/mdl/                       find_package(mdl): imported target mdl::mdl
@@ -91,3 +92,7 @@ file(RELATIVE_PATH mdl_pc_to_prefix /${mdl_pkgconfig_dir} /)
 string(REGEX REPLACE "/$" "" mdl_pc_to_prefix "${mdl_pc_to_prefix}")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/mdl.pc.in ${PROJECT_BINARY_DIR}/mdl.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/mdl.pc DESTINATION ${mdl_pkgconfig_dir})
+
+# lib/libmdl_fmi.a: the FMI library `mdl export --fmu` links into each FMU (runtime/fmi); an
+# installed mdl finds it at ../lib from its own executable.
+install(TARGETS mdl_fmi ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})

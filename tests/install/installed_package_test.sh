@@ -47,6 +47,11 @@ model="$MDL_SOURCE_DIR/models/harmonic_oscillator.mdl"
 step "installed mdl check"
 "$prefix/bin/mdl" check -q "$model"
 
+step "installed mdl export --fmu, linking the installed $LIBDIR/libmdl_fmi.a"
+test -e "$prefix/$LIBDIR/libmdl_fmi.a" || fail "not installed: $LIBDIR/libmdl_fmi.a"
+"$prefix/bin/mdl" export "$model" --fmu "$WORK/oscillator.fmu" --method verlet ||
+  fail "the installed mdl cannot export an FMU"
+
 step "examples/installed_host with find_package(mdl), CMAKE_PREFIX_PATH=$prefix"
 # Nothing but the prefix: no package registry, no system-wide mdl.
 "$CMAKE" -S "$MDL_SOURCE_DIR/examples/installed_host" -B "$WORK/host" -G "$GENERATOR" \

@@ -1,0 +1,15 @@
+// The FMU file: a zip archive (libzip) of named files, written whole or not at all.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mdl::cli {
+
+// (path inside the archive, contents). Throws WriteFailure (exit_status.hpp) naming the file
+// and the reason; the target is left as it was.
+void write_zip(const std::string& path,
+               const std::vector<std::pair<std::string, std::string>>& files);
+
+} // namespace mdl::cli

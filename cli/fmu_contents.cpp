@@ -1,0 +1,225 @@
+#include "fmu_contents.hpp"
+
+#include "runtime/methods.hpp"
+#include "runtime/numerical_failure.hpp"
+#include "simulation_setup.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace mdl::cli {
+
+namespace {
+
+bool fmu_method(runtime::Method m) {
+    return m != runtime::Method::cvode_adams && m != runtime::Method::cvode_bdf;
+}
+
+// A C identifier from the model's name: "Kapitza" stays, other characters become '_'.
+std::string identifier(const std::string& name) {
+    std::string out;
+    for (char c : name) {
+        out += std::isalnum(static_cast<unsigned char>(c)) != 0 ? c : '_';
+    }
+    if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0])) != 0) {
+        out.insert(0, "m_");
+    }
+    return out;
+}
+
+runtime::Method export_method(const ExportSettings& o, const CompiledModel& compiled,
+                              const runtime::Model& model) {
+    const std::string name = o.method.value_or(compiled.text_setting("method", ""));
+    const std::string origin =
+        o.method ? "--method" : "the model's experiment annotation asks for method";
+    if (name.empty()) {
+        return runtime::default_method(model);
+    }
+    const auto method = runtime::find_method(name);
+    if (method && fmu_method(*method)) {
+        return *method;
+    }
+    if (name == "strobo" || name.starts_with("hmm")) {
+        throw std::invalid_argument(fmt::format(
+            "{} '{}': an FMU does not run the multiscale methods (hmm, hmm-shake, hmm-rattle, "
+            "hmm-stiff, strobo) yet; export with --method and one of the classical methods: {}",
+            origin, name, fmu_methods()));
+    }
+    if (method) {
+        throw std::invalid_argument(
+            fmt::format("{} '{}': an FMU's runtime has no SUNDIALS; export with --method and "
+                        "one of: {}",
+                        origin, name, fmu_methods()));
+    }
+    throw std::invalid_argument(
+        fmt::format("{} '{}': {}", origin, name, runtime::unknown_method_message(name)));
+}
+
+// Whether setting parameter i in the FMU alone is right: no other parameter and no start value
+// is computed from it (the FMU has the values, not the expressions). Found by setting it to
+// another value and looking at what changes.
+bool independent(const CompiledModel& compiled, std::size_t i) {
+    const std::string& name = compiled.parameter_names()[i];
+    const double value = compiled.parameters()[i];
+    const double other = value == 0.0 ? 0.5 : value * 1.25 + 0.125;
+    try {
+        const ParameterValue change[] = {{name, other}};
+        const CompiledModel changed = compiled.with_parameters(change);
+        for (std::size_t j = 0; j < compiled.parameters().size(); ++j) {
+            if (j != i && changed.parameters()[j] != compiled.parameters()[j]) {
+                return false;
+            }
+        }
+        return changed.start_positions() == compiled.start_positions() &&
+               changed.start_velocities() == compiled.start_velocities() &&
+               changed.start_states() == compiled.start_states();
+    } catch (const std::invalid_argument&) {
+        return false; // another value makes a parameter computed from it invalid
+    }
+}
+
+} // namespace
+
+std::string fmu_methods() {
+    std::string out;
+    for (const auto& m : runtime::methods()) {
+        if (fmu_method(m.method)) {
+            out += (out.empty() ? "" : ", ") + std::string(m.name);
+        }
+    }
+    return out;
+}
+
+FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
+                         const DeclaredDescriptions& descriptions) {
+    const auto description = [&](const std::string& name) {
+        const auto found = descriptions.variables.find(name);
+        return found != descriptions.variables.end() ? found->second : std::string();
+    };
+    const runtime::Model model = runtime_model(compiled);
+    FmuContents c;
+    c.model_name = compiled.name();
+    c.model_identifier = identifier(compiled.name());
+    c.description = descriptions.model;
+    const runtime::Method method = export_method(o, compiled, model);
+    runtime::require_applicable(method, model);
+    const runtime::MethodInfo& info = runtime::info(method);
+    c.method = info.name;
+    c.adaptive = info.adaptive;
+    c.start_time = o.start.value_or(compiled.number_setting("StartTime", 0.0));
+    c.stop_time = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    if (!std::isfinite(c.start_time) || !std::isfinite(c.stop_time) ||
+        !(c.stop_time > c.start_time)) {
+        throw std::invalid_argument(fmt::format(
+            "--start/--stop: the default experiment needs finite times with start < stop, got "
+            "{} and {}",
+            runtime::format_number(c.start_time), runtime::format_number(c.stop_time)));
+    }
+    if (!info.adaptive) {
+        c.step = o.step.value_or(compiled.number_setting("step", 1e-3));
+        if (!(c.step > 0.0) || !std::isfinite(c.step)) {
+            throw std::invalid_argument(
+                fmt::format("--step: the internal step must be positive and finite, got {}",
+                            runtime::format_number(c.step)));
+        }
+    } else if (o.step) {
+        throw std::invalid_argument(fmt::format(
+            "--step: {} chooses its own steps; the importer's communication step is the only "
+            "output interval",
+            info.name));
+    }
+    c.rtol = o.rtol.value_or(
+        compiled.number_setting("rtol", compiled.number_setting("Tolerance", c.rtol)));
+    c.atol = o.atol.value_or(compiled.number_setting("atol", c.atol));
+    if (!(c.rtol > 0.0) || !(c.atol > 0.0) || !std::isfinite(c.rtol) || !std::isfinite(c.atol)) {
+        throw std::invalid_argument("--rtol/--atol: tolerances must be positive and finite");
+    }
+    c.rho_inf = o.rho_inf.value_or(compiled.number_setting("rho_inf", c.rho_inf));
+    if (!(c.rho_inf >= 0.0 && c.rho_inf <= 1.0)) {
+        throw std::invalid_argument(
+            fmt::format("--rho-inf: must be in [0, 1], got {}", runtime::format_number(c.rho_inf)));
+    }
+    c.constraint_tolerance = o.constraint_tol.value_or(c.constraint_tolerance);
+    if (compiled.has_setting("Interval")) {
+        c.communication_step = compiled.number_setting("Interval", 0.0);
+    } else if (!info.adaptive) {
+        c.communication_step = c.step;
+    }
+
+    const Sizes s = compiled.sizes();
+    c.positions = s.positions;
+    c.states = s.states;
+    const auto q0 = compiled.start_positions(), v0 = compiled.start_velocities(),
+               x0 = compiled.start_states();
+    unsigned reference = 0;
+    const auto output = [&](const std::string& name, const std::string& text, double start) {
+        c.variables.push_back({name, text, reference++, "output", "continuous", start, false, 0});
+    };
+    for (std::size_t i = 0; i < s.positions; ++i) {
+        output(compiled.position_names()[i], "position", q0[i]);
+    }
+    for (std::size_t i = 0; i < s.positions; ++i) {
+        output(compiled.velocity_names()[i], "velocity of " + compiled.position_names()[i], v0[i]);
+    }
+    for (std::size_t i = 0; i < s.states; ++i) {
+        output(compiled.state_names()[i], description(compiled.state_names()[i]), x0[i]);
+    }
+    c.outputs = c.variables.size();
+    c.constraint_names = compiled.constraint_names();
+    c.vibration_names = compiled.vibration_names();
+    for (std::size_t i = 0; i < s.parameters; ++i) {
+        const bool tunable = independent(compiled, i);
+        c.parameter_tunable.push_back(tunable);
+        // a parameter others are computed from keeps its exported value: a constant
+        c.variables.push_back({compiled.parameter_names()[i],
+                               description(compiled.parameter_names()[i]), reference++,
+                               tunable ? "parameter" : "local", tunable ? "tunable" : "constant",
+                               compiled.parameters()[i]});
+    }
+
+    c.parameters = s.parameters;
+    // the derivatives of the continuous states (q, v, x): der(q) is the velocity, then the
+    // accelerations der(der(q)) and the rates der(x)
+    // (constrained models are DAEs: Co-Simulation only, and no accelerations without the
+    // constraint forces)
+    c.model_exchange = s.constraints == 0;
+    c.directional_derivatives = c.model_exchange && s.states == 0 && compiled.mass_constant() &&
+                                compiled.mass_diagonal() && compiled.force_dq() &&
+                                compiled.force_dv();
+    for (std::size_t i = 0; c.model_exchange && i < s.positions; ++i) {
+        c.variables[s.positions + i].derivative_of = i + 1;
+    }
+    for (std::size_t i = 0; c.model_exchange && i < s.positions; ++i) {
+        FmuVariable a{"der(" + compiled.velocity_names()[i] + ")",
+                      "acceleration of " + compiled.position_names()[i],
+                      reference++,
+                      "local",
+                      "continuous",
+                      0.0,
+                      true,
+                      s.positions + i + 1};
+        c.variables.push_back(a);
+    }
+    for (std::size_t i = 0; c.model_exchange && i < s.states; ++i) {
+        FmuVariable rate{"der(" + compiled.state_names()[i] + ")",
+                         "rate of " + compiled.state_names()[i],
+                         reference++,
+                         "local",
+                         "continuous",
+                         0.0,
+                         true,
+                         2 * s.positions + i + 1};
+        c.variables.push_back(rate);
+    }
+
+    ObjectOptions object;
+    object.cpu = o.cpu;
+    object.prefix = "mdl_fmu_" + c.model_identifier;
+    c.kernel_prefix = object.prefix;
+    c.object_code = compiled.object_code(object);
+    return c;
+}
+
+} // namespace mdl::cli

@@ -1,0 +1,67 @@
+/* What `mdl export` compiles into an FMU beside the model's kernels: one constant
+ * `mdl_fmu_model` describing the model (names, value references, start values, parameters) and
+ * the integration method chosen at export. The FMI functions (fmi2_functions.cpp) read it; it
+ * is the only model-specific data of the shared object, so every instance copies what it
+ * changes (parameters, state) and the FMU has no global mutable state.
+ *
+ * Value references (fmi2ValueReference, Real variables only), with n positions, k first-order
+ * states and P parameters:
+ *     0 .. n-1            positions q
+ *     n .. 2n-1           velocities der(q)
+ *     2n .. 2n+k-1        first-order states x
+ *     2n+k .. 2n+k+P-1    parameters, in the model's order
+ *     2n+k+P .. 3n+k+P-1  accelerations der(der(q))  } unconstrained models only
+ *     3n+k+P .. 3n+2k+P-1 rates der(x)               } (Model Exchange) */
+#ifndef MDL_FMU_MODEL_H
+#define MDL_FMU_MODEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mdl_kernels;
+
+/* How the FMU may change a parameter. */
+enum mdl_fmu_parameter_kind {
+    mdl_fmu_tunable = 0, /* settable before and during the simulation (between steps) */
+    mdl_fmu_constant = 1 /* fixed at export: other parameters or start values depend on it */
+};
+
+typedef struct mdl_fmu_model {
+    const char* model_name;
+    const char* guid;
+    const struct mdl_kernels* kernels; /* sizes and kernels (kernel_abi.h) */
+
+    const char* const* position_names;   /* n */
+    const char* const* velocity_names;   /* n */
+    const char* const* state_names;      /* k (null when k == 0) */
+    const char* const* constraint_names; /* m (null when m == 0) */
+    const char* const* vibration_names;  /* r (null when r == 0) */
+    const char* const* parameter_names;  /* P (null when P == 0) */
+    const double* parameter_values;      /* P, as exported */
+    const int* parameter_kinds;          /* P, enum mdl_fmu_parameter_kind */
+
+    const double* start_positions;  /* n */
+    const double* start_velocities; /* n */
+    const double* start_states;     /* k */
+
+    /* The integration (runtime/methods.hpp): method name as `mdl run --method` takes it, the
+     * fixed step or, for adaptive methods, 0, and the settings of the method. */
+    const char* method;
+    double step;
+    double rtol, atol;
+    double rho_inf;
+    double constraint_tolerance;
+    /* The default experiment (annotation or export flags): used when the importer's
+     * fmi2SetupExperiment gives no stop time. */
+    double start_time, stop_time;
+} mdl_fmu_model;
+
+/* Defined by the C source `mdl export` generates for the model. */
+extern const mdl_fmu_model mdl_fmu;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MDL_FMU_MODEL_H */
