@@ -14,7 +14,7 @@
 #include "fmu_shared_object.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/numerical_failure.hpp"
-#include "simulation.hpp"
+#include "model_options.hpp"
 
 #include <fmt/format.h>
 #include <iostream>

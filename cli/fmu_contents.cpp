@@ -1,8 +1,8 @@
 #include "fmu_contents.hpp"
 
+#include "compiler/api/runtime_view.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/numerical_failure.hpp"
-#include "simulation_setup.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -14,7 +14,8 @@ namespace mdl::cli {
 namespace {
 
 bool fmu_method(runtime::Method m) {
-    return m != runtime::Method::cvode_adams && m != runtime::Method::cvode_bdf;
+    return m != runtime::Method::cvode_adams && m != runtime::Method::cvode_bdf &&
+           m != runtime::Method::ida; // SUNDIALS
 }
 
 // A C identifier from the model's name: "Kapitza" stays, other characters become '_'.
@@ -31,6 +32,12 @@ std::string identifier(const std::string& name) {
 
 runtime::Method export_method(const ExportSettings& o, const CompiledModel& compiled,
                               const runtime::Model& model) {
+    if (!compiled.events().empty()) {
+        throw std::invalid_argument(fmt::format(
+            "model '{}' has events (when-clauses), which an FMU does not handle yet (no event "
+            "indicators, no reinit in fmi2DoStep); run it with `mdl run` (dopri5 or rk4)",
+            compiled.name()));
+    }
     const std::string name = o.method.value_or(compiled.text_setting("method", ""));
     const std::string origin =
         o.method ? "--method" : "the model's experiment annotation asks for method";

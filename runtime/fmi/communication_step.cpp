@@ -162,6 +162,7 @@ void CommunicationStep::make_stepper() {
     case Method::dopri5:
     case Method::cvode_adams:
     case Method::cvode_bdf:
+    case Method::ida:
         break;
     }
     throw std::invalid_argument("not a fixed-step method: " +
