@@ -106,4 +106,19 @@ echo "pkg-config: $flags"
 "$CC" -std=c11 -Wall -Wextra -Werror $EXTRA_FLAGS "$MDL_SOURCE_DIR/examples/c_host/main.c" \
   $flags -lm -Wl,-rpath,"$prefix/$LIBDIR" -o "$WORK/c_host_pkgconfig"
 "$WORK/c_host_pkgconfig" "$model"
+
+step "installed C API: HMM on the Kapitza pendulum by mdl_simulate equals the installed mdl run"
+# shellcheck disable=SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror $EXTRA_FLAGS "$MDL_SOURCE_DIR/examples/c_simulate/main.c" \
+  $flags -Wl,-rpath,"$prefix/$LIBDIR" -o "$WORK/c_simulate"
+"$WORK/c_simulate" "$kapitza" method hmm stop 1 step 0.0125 >"$WORK/c.csv"
+/usr/bin/python3 - "$WORK/c.csv" "$WORK/cli.csv" <<'PY' || fail "c_simulate's rows differ from mdl run's"
+import sys
+c, cli = (open(f).read().splitlines() for f in sys.argv[1:3])
+assert c[0] == cli[0], (c[0], cli[0])
+assert len(c) == len(cli) == 82, (len(c), len(cli))
+for a, b in zip(c[1:], cli[1:]):  # %.17g and the shortest text read back to the same doubles
+    assert [float(x) for x in a.split(",")] == [float(x) for x in b.split(",")], (a, b)
+print("c_simulate:", len(c) - 1, "rows equal to mdl run's, to the last bit")
+PY
 echo "installed_package_test: OK"
