@@ -37,8 +37,11 @@ struct Dopri5Options {
 template <AccelerationField Force = ModelForce>
 class Dopri5 {
 public:
-    explicit Dopri5(const Model& model,
-                    Dopri5Options options = {}) requires std::same_as<Force, ModelForce>
+    // A member template, so that the explicit instantiation for ConstrainedModelForce
+    // (dopri5.cpp) does not instantiate it: clang 14 would, requires-clause or not.
+    template <class F = Force>
+    requires std::same_as<F, ModelForce> explicit Dopri5(const Model& model,
+                                                         Dopri5Options options = {})
         : Dopri5(model, ModelForce(model), options) {}
     Dopri5(const Model& model, Force force, Dopri5Options options = {})
         : model_(&model), force_(std::move(force)), options_(options),

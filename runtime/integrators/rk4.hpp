@@ -19,7 +19,10 @@ namespace mdl::runtime {
 template <AccelerationField Force = ModelForce>
 class RungeKutta4 {
 public:
-    explicit RungeKutta4(const Model& model) requires std::same_as<Force, ModelForce>
+    // A member template, so that the explicit instantiation for ConstrainedModelForce
+    // (rk4.cpp) does not instantiate it: clang 14 would, requires-clause or not.
+    template <class F = Force>
+    requires std::same_as<F, ModelForce> explicit RungeKutta4(const Model& model)
         : RungeKutta4(model, ModelForce(model)) {}
     RungeKutta4(const Model& model, Force force) : model_(&model), force_(std::move(force)) {
         detail::require_constraint_handling<Force>(model, name());
