@@ -303,7 +303,7 @@ State rk4_to(const LoadedModel& m, double t_end, std::size_t n) {
 
 TEST_CASE("forced Duffing oscillator: hmm follows its averaged equation and strobo the direct "
           "solution, with the slow drive, the damping and the vibration on and off",
-          "[multiscale][crossvalidation]") {
+          "[multiscale][crossvalidation][heavy]") {
     struct Case {
         const char* name;
         double c, A, vmax;

@@ -140,7 +140,8 @@ TEST_CASE("Figure 4.1: the results do not change with omega", "[hmm][pendulum]")
     }
 }
 
-TEST_CASE("Figure 4.1: HMM follows the slow motion of a direct integration", "[hmm][pendulum]") {
+TEST_CASE("Figure 4.1: HMM follows the slow motion of a direct integration",
+          "[hmm][pendulum][heavy]") {
     // Independent of HMM: SHAKE on the oscillatory system itself at omega = 1e4 with 64 steps
     // per fast period (10^5 steps). Its fast oscillation in q1 has amplitude ~ vmax/(l1 omega)
     // = 2e-3; over the first 0.3 s (before the motion's sensitivity amplifies the O(1/omega)

@@ -64,12 +64,12 @@ TEST_CASE("the stiff springs' fast scale comes from the model", "[stiff]") {
     CHECK(iii.compiled.fast_scales().size() == 2);
 }
 
-TEST_CASE("Table 1: RK4 macro steps H = 1/32, w2 = 200 ... 2000", "[stiff]") {
+TEST_CASE("Table 1: RK4 macro steps H = 1/32, w2 = 200 ... 2000", "[stiff][heavy]") {
     Springs s("stiff_springs.mdl");
     check_rows(reproduce_stiff_table_1(s.model, s.start_for(), {200, 500, 1000, 2000}, false));
 }
 
-TEST_CASE("Table 1: RK4 macro steps H = 1/32, w2 = 5000 ... 20000", "[stiff]") {
+TEST_CASE("Table 1: RK4 macro steps H = 1/32, w2 = 5000 ... 20000", "[stiff][heavy]") {
     Springs s("stiff_springs.mdl");
 #if defined(__SANITIZE_ADDRESS__)
     // Under the sanitizers the reference integrations of the stiffest cases (millions of
@@ -107,19 +107,19 @@ TEST_CASE("Table 2: HMM macro steps do not depend on w2, direct steps grow like 
     CHECK(rows.back().direct.steps > 8 * rows.front().direct.steps); // w2 grows 10x
 }
 
-TEST_CASE("case (ii): hard spring to the origin, soft between the masses", "[stiff]") {
+TEST_CASE("case (ii): hard spring to the origin, soft between the masses", "[stiff][heavy]") {
     Springs s("stiff_springs_ii.mdl");
     check_rows({reproduce_stiff_case_ii(s.model, s.start())});
 }
 
-TEST_CASE("case (iii): two hard springs, re-projected at t = 1, ..., 9", "[stiff]") {
+TEST_CASE("case (iii): two hard springs, re-projected at t = 1, ..., 9", "[stiff][heavy]") {
     Springs s("stiff_springs_iii.mdl");
     const StiffTableRow with = reproduce_stiff_case_iii(s.model, s.start(), true);
     check_rows({with});
     CHECK(with.stats.projections == 10);
 }
 
-TEST_CASE("case (iii) without re-projection drifts off the constraint manifold", "[stiff]") {
+TEST_CASE("case (iii) without re-projection drifts off the constraint manifold", "[stiff][heavy]") {
     Springs s("stiff_springs_iii.mdl");
     const State start = s.start();
     const StiffRun run = run_stiff(s.model, start, paper_options(s.model, StiffMacro::dopri5, 0));

@@ -197,7 +197,7 @@ std::vector<double> every_other(const std::vector<double>& a) {
 } // namespace
 
 TEST_CASE("strobo on the double pendulum: the oscillatory solution at stroboscopic times",
-          "[strobo][dae]") {
+          "[strobo][dae][heavy]") {
     // omega = 1e4: strobo's outputs at t_n = n H, H = 5 periods, are the true solution there.
     // Reference: herk3 on the oscillatory system itself, 64 steps per period (1e5 steps;
     // 128 per period changes q1 by 1e-4). Strobo's own errors at N = 32 micro steps per period:
