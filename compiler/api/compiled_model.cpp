@@ -46,6 +46,7 @@ struct CompiledModel::State {
     std::vector<std::string> position_names, velocity_names, state_names, constraint_names,
         vibration_names, parameter_names;
     std::vector<std::string> constraint_locations; // "file:line:col" of each declaration
+    std::vector<std::string> constraint_excerpts;  // its source line and caret
     std::vector<std::pair<std::string, long long>> structural; // Integer parameters as compiled
     Timings timings;
     codegen::CodegenOptions codegen_options; // as compiled, for object_code()
@@ -176,6 +177,11 @@ CompiledModel compile(std::string_view source_text, std::string_view name,
         const auto at = in.line_column(c.range.begin);
         state->constraint_locations.push_back(
             fmt::format("{}:{}:{}", in.name(), at.line, at.column));
+        // A rendered diagnostic without its first line ("file:line:col: note: ").
+        const std::string shown =
+            diagnostics.render(source::Diagnostic{source::Severity::note, c.range, ""});
+        state->constraint_excerpts.push_back(
+            shown.substr(std::min(shown.size(), shown.find('\n') + 1)));
     }
     for (const auto& v : m.vibrations) {
         state->vibration_names.push_back(v.name);
@@ -228,6 +234,9 @@ const std::vector<std::string>& CompiledModel::constraint_names() const {
 }
 const std::vector<std::string>& CompiledModel::constraint_locations() const {
     return state_->constraint_locations;
+}
+const std::vector<std::string>& CompiledModel::constraint_excerpts() const {
+    return state_->constraint_excerpts;
 }
 const std::vector<std::string>& CompiledModel::vibration_names() const {
     return state_->vibration_names;

@@ -56,6 +56,7 @@ runtime::State initial_state(const CompiledModel& compiled, const runtime::Model
         std::vector<int> named = e.unmet();
         named.insert(named.end(), e.redundant().begin(), e.redundant().end());
         const auto& where = compiled.constraint_locations();
+        const auto& excerpt = compiled.constraint_excerpts();
         std::string report;
         std::vector<std::string> messages;
         for (std::size_t k = 0; k < named.size(); ++k) {
@@ -63,7 +64,7 @@ runtime::State initial_state(const CompiledModel& compiled, const runtime::Model
             messages.push_back(k == 0 ? where[i] + ": error: " + e.what()
                                       : where[i] + ": note: constraint '" +
                                             compiled.constraint_names()[i] + "' is declared here");
-            report += messages.back() + "\n";
+            report += messages.back() + "\n" + excerpt[i];
         }
         throw CompileError(report, std::move(messages));
     }

@@ -126,3 +126,24 @@ TEST_CASE("consistent start: the shipped slider-crank and four-bar start on thei
         }
     }
 }
+
+TEST_CASE("consistent start: the error shows each constraint's source line with a caret") {
+    // As `mdl run` reports it (compiler/api/runtime_view): the first constraint named as the
+    // error, the others as notes, each with its line and a caret under the declaration's name.
+    // Here the wall is met and the rod, a circle the bob on the wall cannot reach, is not.
+    const auto compiled =
+        compile("model Bob\n  body b(m = 2, x(start = 0.6), y(start = 0.6));\n"
+                "  constraint rod: b.x^2 + b.y^2 = 1;\n  constraint wall: b.x = 2;\nend Bob;\n",
+                "bob.mdl");
+    const auto model = runtime_model(compiled);
+    try {
+        (void)initial_state(compiled, model, 0.0);
+        FAIL("no error");
+    } catch (const CompileError& e) {
+        const std::string report = e.what();
+        INFO(report);
+        CHECK(report.find("bob.mdl:3:14: error: inconsistent start: the constraint") == 0);
+        CHECK(report.find("\n  constraint rod: b.x^2 + b.y^2 = 1;\n             ^~~\n") !=
+              std::string::npos);
+    }
+}

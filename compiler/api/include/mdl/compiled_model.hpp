@@ -136,6 +136,9 @@ public:
     const std::vector<std::string>& constraint_names() const;
     // "file:line:col" of each constraint's declaration (a joint's constraints: the joint).
     const std::vector<std::string>& constraint_locations() const;
+    // The source line and caret under each constraint's declaration, as a diagnostic shows
+    // them (followed by the "in <instance>" notes of a constraint inside a component).
+    const std::vector<std::string>& constraint_excerpts() const;
     const std::vector<std::string>& vibration_names() const;
     const std::vector<std::string>& parameter_names() const;
 
