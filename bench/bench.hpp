@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace benchmark {
+class State;
+}
+
 namespace mdl::bench {
 
 // A shipped model, models/<stem>.mdl, read once (nothing is read from disk while timing).
@@ -35,6 +39,16 @@ CompileTimes compile_once(const std::string& path);
 // object cache off, per-stage counters. compile_cached/<model>: mdl::compile (object cache on,
 // as the API always has it), i.e. what recompiling an identical model costs a host.
 void register_compile_benchmarks(const std::vector<ModelSource>& models);
+// One of those warm compilations per iteration (counters frontend_ms, symbolic_ms, codegen_ms,
+// ...), on up to `threads` threads (0: the machine's).
+void compile_warm_benchmark(benchmark::State& state, const ModelSource& model, std::size_t threads);
+
+// ---- the n-link pendulum against sympy and MuJoCo (mechanics_bench.cpp) -------------------
+
+// mechanics/compile/n:<n>, mechanics/acceleration/n:<n>, mechanics/step/<method>/n:<n> for
+// n in mechanics_links(). Compiles the models: call it after the cold-compile measurements.
+void register_mechanics_benchmarks();
+const std::vector<int>& mechanics_links();
 
 // ---- cost per step (step_bench.cpp) ------------------------------------------------------
 

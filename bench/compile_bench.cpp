@@ -65,7 +65,10 @@ StageTimes run_pipeline(const ModelSource& model, Pipeline& out, std::size_t thr
     return times;
 }
 
-void compile_warm(benchmark::State& state, const ModelSource& model, std::size_t threads) {
+} // namespace
+
+void compile_warm_benchmark(benchmark::State& state, const ModelSource& model,
+                            std::size_t threads) {
     {
         Pipeline warm_up; // LLVM initialised, this model's code paths and allocations warm
         run_pipeline(model, warm_up, threads);
@@ -103,6 +106,8 @@ void compile_warm(benchmark::State& state, const ModelSource& model, std::size_t
     state.counters["cg_link_ms"] = average(sum.codegen_stages.link_ms);
     state.counters["cg_partitions"] = static_cast<double>(sum.codegen_stages.partitions);
 }
+
+namespace {
 
 void compile_cached(benchmark::State& state, const ModelSource& model) {
     mdl::compile(model.text, model.path); // fills the object cache
@@ -148,8 +153,9 @@ void register_compile_size_benchmarks() {
         }
     }
     for (const ModelSource& model : sizes) {
-        benchmark::RegisterBenchmark(("compile_size/" + model.stem).c_str(),
-                                     [&model](benchmark::State& s) { compile_warm(s, model, 0); })
+        benchmark::RegisterBenchmark(
+            ("compile_size/" + model.stem).c_str(),
+            [&model](benchmark::State& s) { compile_warm_benchmark(s, model, 0); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->Iterations(1);
@@ -159,15 +165,17 @@ void register_compile_size_benchmarks() {
 void register_compile_benchmarks(const std::vector<ModelSource>& models) {
     register_compile_size_benchmarks();
     for (const ModelSource& model : models) {
-        benchmark::RegisterBenchmark(("compile/" + model.stem).c_str(),
-                                     [&model](benchmark::State& s) { compile_warm(s, model, 0); })
+        benchmark::RegisterBenchmark(
+            ("compile/" + model.stem).c_str(),
+            [&model](benchmark::State& s) { compile_warm_benchmark(s, model, 0); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
     }
     // The same on the calling thread alone: what a machine with one core would see.
     for (const ModelSource& model : models) {
-        benchmark::RegisterBenchmark(("compile_serial/" + model.stem).c_str(),
-                                     [&model](benchmark::State& s) { compile_warm(s, model, 1); })
+        benchmark::RegisterBenchmark(
+            ("compile_serial/" + model.stem).c_str(),
+            [&model](benchmark::State& s) { compile_warm_benchmark(s, model, 1); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime();
     }

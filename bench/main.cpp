@@ -296,6 +296,9 @@ int main(int argc, char** argv) {
     register_compile_benchmarks(models);
     register_step_benchmarks(models);
     register_micro_step_benchmarks();
+    if (filter_selects("mechanics/compile/n:2")) {
+        register_mechanics_benchmarks();
+    }
     if (!register_kernel_benchmarks(std::cerr)) {
         return 1;
     }

@@ -25,18 +25,30 @@ public:
     explicit VelocityVerlet(const Model& model,
                             SolverOptions options = {}) requires std::same_as<Force, ModelForce>
         : VelocityVerlet(model, ModelForce(model), options) {}
-    VelocityVerlet(const Model& model, Force force, SolverOptions options = {})
+    // MassMatrix::solve: a model whose mass matrix M(q) is not constant and diagonal is
+    // accepted, its accelerations a = M(q)^-1 f(q, v) coming from the force (ModelForce solves
+    // with the Cholesky factor of M(q)). Since such an a depends on v (Lagrange's velocity
+    // terms), every step is the general partitioned form above: symmetric and of order 2, but
+    // not symplectic in (q, v). HMM's micro- and macro-steps use it; the `verlet` method
+    // keeps refusing M(q) (MassMatrix::constant_diagonal), as its conservation properties are
+    // those of constant M.
+    enum class MassMatrix { constant_diagonal, solve };
+    VelocityVerlet(const Model& model, Force force, SolverOptions options = {},
+                   MassMatrix mass = MassMatrix::constant_diagonal)
         : model_(&model), force_(std::move(force)), options_(options),
           a_(Vector::Zero(model.positions())), v_half_(Vector::Zero(model.positions())),
           scratch_(Vector::Zero(model.positions())) {
-        require_constant_diagonal_mass(model, name());
+        if (mass == MassMatrix::constant_diagonal) {
+            require_constant_diagonal_mass(model, name());
+        }
         require_no_first_order_states(model, name());
         require_unconstrained(model, name());
     }
 
     // The stepper keeps a pointer to the model, which must outlive it.
     VelocityVerlet(const Model&&, SolverOptions = {}) = delete;
-    VelocityVerlet(const Model&&, Force, SolverOptions = {}) = delete;
+    VelocityVerlet(const Model&&, Force, SolverOptions = {},
+                   MassMatrix = MassMatrix::constant_diagonal) = delete;
 
     std::string_view name() const { return "verlet"; }
     const Model& model() const { return *model_; }

@@ -15,13 +15,27 @@ Applicability refused(std::string reason) {
     return Applicability{false, std::move(reason)};
 }
 
-// The multiscale methods multiply forces by M^-1 component by component (their Verlet and
-// RK micro and macro steps, the filters' force averages, the constrained projections).
+// The stiff-spring HMM and the constrained multiscale methods multiply forces by M^-1
+// component by component (the stiff HMM's kernel, the SHAKE/RATTLE and half-explicit
+// projections along M^-1 G^T). hmm and strobo without constraints solve M(q) a = f in their
+// micro-steps (ModelForce), and their macro-steps integrate the averaged accelerations or the
+// period map, which need no mass.
 Applicability refused_for_mass_matrix(const Model& model, std::string_view method) {
     return refused(mass_matrix_description(model) + ", and " + std::string(method) +
                    " assumes a constant diagonal mass; integrate it directly with dopri5, "
                    "rk4 or cvode-bdf (resolving the fast scale), or write it with bodies and "
                    "point masses");
+}
+
+// M(q) with constraints: no multiscale method (their projections use a diagonal M^-1).
+Applicability refused_for_constrained_mass_matrix(const Model& model, std::string_view method) {
+    return refused(mass_matrix_description(model) + ", and the model has " +
+                   std::to_string(model.constraints()) + " constraint(s) (" +
+                   model.constraint_name(0) + ", ...): " + std::string(method) +
+                   " projects onto the constraints with a constant diagonal mass. With M(q), "
+                   "hmm and strobo apply to models without constraints (write the mechanism "
+                   "in independent coordinates, e.g. joint angles); or integrate this one "
+                   "directly with dopri5, rk4, cvode-bdf or ida (resolving the fast scale)");
 }
 
 std::vector<double> rates_of(const Model& model) {
@@ -62,7 +76,17 @@ Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
         return refused_for_events(model, "HMM");
     }
     if (!model.mass_constant_diagonal()) {
-        return refused_for_mass_matrix(model, "HMM");
+        if (model.constrained()) {
+            return refused_for_constrained_mass_matrix(model,
+                                                       std::string(to_string(options.macro)));
+        }
+        if (options.macro != HmmMacro::verlet) {
+            return refused(mass_matrix_description(model) + ", and " +
+                           std::string(to_string(options.macro)) +
+                           " integrates constrained models with a constant diagonal mass; this "
+                           "model has no constraints: use hmm, which solves M(q) a = f in its "
+                           "Verlet micro-steps");
+        }
     }
     if (model.states() > 0) {
         return refused("HMM integrates second-order models only (the model has first-order "
@@ -119,7 +143,16 @@ Applicability strobo_applicability(const Model& model, const StroboscopicOptions
         return refused_for_events(model, "stroboscopic averaging");
     }
     if (!model.mass_constant_diagonal()) {
-        return refused_for_mass_matrix(model, "stroboscopic averaging");
+        if (model.constrained()) {
+            return refused_for_constrained_mass_matrix(model, "stroboscopic averaging (strobo)");
+        }
+        if (options.micro == StroboscopicMicro::verlet ||
+            options.micro == StroboscopicMicro::half_explicit_rk3) {
+            return refused(mass_matrix_description(model) + ", and the micro-integrator " +
+                           std::string(to_string(options.micro)) +
+                           " assumes a constant diagonal mass; use --micro rk4 (the default "
+                           "without constraints), which solves M(q) a = f at every stage");
+        }
     }
     if (model.vibrations() == 0 && options.period == 0.0) {
         return refused("the model has no vibration: stroboscopic averaging needs a fast periodic "

@@ -112,7 +112,9 @@ struct HmmForceEstimator::Impl {
         } else if (MicroVerlet::supported(m)) {
             fused = std::make_unique<MicroVerlet>(m);
         } else {
-            verlet = std::make_unique<VelocityVerlet<ModelForce>>(m, o.solver);
+            // with M(q), a = M(q)^-1 f by ModelForce's Cholesky in every kick
+            verlet = std::make_unique<VelocityVerlet<ModelForce>>(
+                m, ModelForce(m), o.solver, VelocityVerlet<ModelForce>::MassMatrix::solve);
         }
         start = m.zero_state();
         s = start;

@@ -5,7 +5,8 @@
 namespace mdl::runtime::multiscale {
 
 bool MicroVerlet::supported(const Model& model) {
-    return !model.velocity_dependent() && model.states() == 0 && !model.constrained();
+    return !model.velocity_dependent() && model.states() == 0 && !model.constrained() &&
+           model.mass_constant_diagonal();
 }
 
 MicroVerlet::MicroVerlet(const Model& model)

@@ -30,7 +30,7 @@ public:
     MicroVerlet& operator=(const MicroVerlet&) = delete;
 
     // The fused loop applies: no velocity-dependent force, no first-order states, no
-    // constraints.
+    // constraints, and a constant diagonal mass (it multiplies by M^-1 entry by entry).
     static bool supported(const Model& model);
 
     // Phases theta0 + omega (t - t0) (the asynchronous HMM's micro-integrations start at phase

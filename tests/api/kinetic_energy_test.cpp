@@ -317,13 +317,36 @@ TEST_CASE("methods that assume a constant diagonal mass refuse M(q) and name one
             CHECK(what.find("use rk4, dopri5 or cvode-bdf") != std::string::npos);
         }
     }
+    // hmm and strobo (RK4 micro-steps) solve M(q) a = f in their micro-integrations
+    // (tests/multiscale/kinetic_multiscale_test.cpp); the constrained HMM variants, strobo's
+    // Verlet micro-steps and the stiff-spring HMM assume a constant diagonal mass, and say
+    // which variant applies
     namespace ms = runtime::multiscale;
-    const auto hmm = ms::hmm_applicability(angles.model, {});
-    const auto strobo = ms::strobo_applicability(angles.model, {});
-    const auto stiff = ms::stiff_hmm_applicability(angles.model);
-    for (const auto* verdict : {&hmm, &strobo, &stiff}) {
-        CHECK_FALSE(verdict->applies);
-        CHECK(verdict->reason.find("dopri5") != std::string::npos);
+    ms::HmmOptions hmm;
+    hmm.force_even_in_phase = angles.compiled.force_even_in_all_phases();
+    CHECK(ms::hmm_applicability(angles.model, hmm).applies);
+    ms::StroboscopicOptions strobo;
+    CHECK(ms::strobo_applicability(angles.model, strobo).applies);
+    hmm.macro = ms::HmmMacro::rattle;
+    const ms::Applicability rattle = ms::hmm_applicability(angles.model, hmm);
+    CHECK_FALSE(rattle.applies);
+    CHECK(rattle.reason.find("use hmm") != std::string::npos);
+    strobo.micro = ms::StroboscopicMicro::verlet;
+    const ms::Applicability verlet = ms::strobo_applicability(angles.model, strobo);
+    CHECK_FALSE(verlet.applies);
+    CHECK(verlet.reason.find("--micro rk4") != std::string::npos);
+    const ms::Applicability stiff = ms::stiff_hmm_applicability(angles.model);
+    CHECK_FALSE(stiff.applies);
+    CHECK(stiff.reason.find("dopri5") != std::string::npos);
+    // with constraints besides M(q) (Andrews' squeezer), no multiscale method applies
+    test::ShippedModel andrews("andrews.mdl");
+    hmm.macro = ms::HmmMacro::shake;
+    for (const ms::Applicability& verdict :
+         {ms::hmm_applicability(andrews.model, hmm),
+          ms::strobo_applicability(andrews.model, ms::StroboscopicOptions{})}) {
+        CHECK_FALSE(verdict.applies);
+        CHECK(verdict.reason.find("hmm and strobo apply to models without constraints") !=
+              std::string::npos);
     }
 }
 
