@@ -80,6 +80,7 @@ void FmuInstance::restore_exported() {
     const mdl_fmu_model& d = description_;
     const mdl_kernels& k = *d.kernels;
     stepping_.reset(); // holds a pointer to the model
+    multiscale_.reset();
     ModelNames model_names{d.model_name,
                            names(d.position_names, k.n_positions),
                            names(d.state_names, k.n_states),
@@ -90,10 +91,10 @@ void FmuInstance::restore_exported() {
                    std::move(model_names));
     settings_ = RunSettings{};
     const auto method = find_method(d.method);
-    if (!method) {
+    if (!method && !multiscale_method(d.method)) {
         throw std::invalid_argument(unknown_method_message(d.method));
     }
-    settings_.method = *method;
+    settings_.method = method.value_or(settings_.method); // (multiscale: MultiscaleStep)
     settings_.step = d.step;
     settings_.adaptive.rtol = d.rtol;
     settings_.adaptive.atol = d.atol;
@@ -208,10 +209,19 @@ fmi2Status FmuInstance::exit_initialization() {
         return fmi2OK;
     }
     try {
-        stepping_.emplace(*model_, settings_);
-        stepping_->start(start_time_, stop_time_);
+        if (multiscale_method(description_.method)) {
+            // the macro-integration ends at the importer's stop time, else the default
+            // experiment's (multiscale_step.hpp)
+            const double stop = stop_time_ > start_time_ ? stop_time_ : description_.stop_time;
+            multiscale_.emplace(*model_, description_, stop);
+            multiscale_->start(state_);
+        } else {
+            stepping_.emplace(*model_, settings_);
+            stepping_->start(start_time_, stop_time_);
+        }
     } catch (const std::exception& e) {
         stepping_.reset();
+        multiscale_.reset();
         log_error("fmi2ExitInitializationMode", e.what());
         phase_ = Phase::error;
         return fmi2Error;
@@ -306,7 +316,16 @@ fmi2Status FmuInstance::set_real(const fmi2ValueReference vr[], std::size_t n,
         }
         const std::size_t p = r - first_parameter;
         const std::string name = description_.parameter_names[p];
-        if (description_.parameter_kinds[p] != mdl_fmu_tunable) {
+        if (description_.parameter_kinds[p] == mdl_fmu_fixed &&
+            (phase_ == Phase::step_complete || phase_ == Phase::event_mode)) {
+            log_error("fmi2SetReal",
+                      "parameter '" + name + "' is fixed after initialization: the " +
+                          description_.method +
+                          " macro-integration keeps averaged forces and a macro state computed "
+                          "with it; set it before fmi2ExitInitializationMode");
+            return fmi2Error;
+        }
+        if (description_.parameter_kinds[p] == mdl_fmu_constant) {
             log_error("fmi2SetReal",
                       "parameter '" + name +
                           "' was fixed at export (other parameters or start values depend on "
@@ -347,8 +366,19 @@ fmi2Status FmuInstance::do_step(double t, double h) {
                                     " is not the FMU's time " + format_number(time_));
         return fmi2Error;
     }
+    if (multiscale_) {
+        const std::string refused = multiscale_->check(state_.t, t + h);
+        if (!refused.empty()) {
+            log_error("fmi2DoStep", refused); // nothing changed: the importer may step again
+            return fmi2Error;
+        }
+    }
     try {
-        stepping_->advance(state_, t + h);
+        if (multiscale_) {
+            multiscale_->advance(state_, t + h);
+        } else {
+            stepping_->advance(state_, t + h);
+        }
     } catch (const std::exception& e) {
         log_error("fmi2DoStep", e.what());
         phase_ = Phase::error;

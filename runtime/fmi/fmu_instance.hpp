@@ -23,6 +23,7 @@
 #include "runtime/fmi/communication_step.hpp"
 #include "runtime/fmi/fmi2_abi.h"
 #include "runtime/fmi/fmu_model.h"
+#include "runtime/fmi/multiscale_step.hpp"
 #include "runtime/model.hpp"
 #include "runtime/state.hpp"
 
@@ -104,7 +105,8 @@ private:
     RunSettings settings_;
     std::optional<Model> model_;
     State state_;
-    std::optional<CommunicationStep> stepping_;
+    std::optional<CommunicationStep> stepping_; // the classical methods
+    std::optional<MultiscaleStep> multiscale_;  // hmm*, strobo
     double start_time_ = 0.0, stop_time_ = -1.0;
     double time_ = 0.0; // the communication time (state_.t is the integration's grid time)
 };

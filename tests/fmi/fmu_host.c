@@ -12,6 +12,8 @@
  *       prints "t,outputs of the first,outputs of the second"
  *   fmu_host FMU IDENTIFIER GUID threads OUTPUTS H STOP VR VALUE1 VALUE2
  *       as two, each instance stepped on its own thread at the same time; prints the last row
+ *   fmu_host FMU IDENTIFIER GUID refuse OUTPUTS H STOP BAD
+ *       as run, after a first fmi2DoStep(0, BAD) that must return fmi2Error and change nothing
  *   fmu_host FMU IDENTIFIER GUID tune OUTPUTS H STOP VR VALUE AT
  *       as run, and sets parameter VR to VALUE between the steps once t reaches AT
  *   fmu_host FMU IDENTIFIER GUID states
@@ -401,7 +403,7 @@ int main(int argc, char** argv) {
     const size_t outputs = (size_t)atol(argv[5]);
     const double h = atof(argv[6]), stop = atof(argv[7]);
     const long steps = lround(stop / h);
-    if (strcmp(mode, "run") == 0 || strcmp(mode, "tune") == 0) {
+    if (strcmp(mode, "run") == 0 || strcmp(mode, "tune") == 0 || strcmp(mode, "refuse") == 0) {
         fmi2ValueReference vr[64];
         double values[64];
         size_t nset = 0;
@@ -414,6 +416,10 @@ int main(int argc, char** argv) {
             tune_vr = (fmi2ValueReference)atol(argv[8]);
             tune_value = atof(argv[9]);
             tune_at = atof(argv[10]);
+        } else if (strcmp(mode, "refuse") == 0) {
+            if (argc != 9) {
+                return 2;
+            }
         } else {
             for (int i = 8; i < argc && nset < 64; ++i, ++nset) {
                 vr[nset] = (fmi2ValueReference)atol(argv[i]);
@@ -421,6 +427,10 @@ int main(int argc, char** argv) {
             }
         }
         fmi2Component c = start(guid, "run", stop, nset, vr, values);
+        if (strcmp(mode, "refuse") == 0) {
+            expect_error(p_fmi2DoStep(c, 0.0, atof(argv[8]), fmi2True),
+                         "fmi2DoStep to a time the FMU cannot reach");
+        }
         printf("0");
         print_outputs(c, outputs);
         printf("\n");
