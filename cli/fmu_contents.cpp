@@ -225,14 +225,15 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     c.model_name = compiled.name();
     c.model_identifier = identifier(compiled.name());
     c.description = descriptions.model;
-    if (!compiled.events().empty()) {
-        throw std::invalid_argument(fmt::format(
-            "model '{}' has events (when-clauses), which an FMU does not handle yet (no event "
-            "indicators, no reinit in fmi2DoStep); run it with `mdl run` (dopri5 or rk4)",
-            compiled.name()));
-    }
     const SimulationSettings& run = o.simulation;
     const std::string requested = run.method.value_or(compiled.text_setting("method", ""));
+    c.events = compiled.events();
+    if (!c.events.empty() && is_multiscale_method(requested)) {
+        throw std::invalid_argument(fmt::format(
+            "model '{}' has events (when-clauses), which {} does not handle; export it with "
+            "--method rk4 or dopri5 (the event driver of docs/events.md)",
+            compiled.name(), requested));
+    }
     if (is_multiscale_method(requested)) {
         multiscale_settings(c, compiled, model, run, requested);
     } else {
@@ -277,7 +278,9 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     // accelerations der(der(q)) and the rates der(x)
     // (constrained models are DAEs: Co-Simulation only, and no accelerations without the
     // constraint forces)
-    c.model_exchange = s.constraints == 0;
+    // (and no events: Model Exchange has no event indicators yet, so an importer's solver
+    // would integrate through the reinits)
+    c.model_exchange = s.constraints == 0 && c.events.empty();
     c.directional_derivatives = c.model_exchange && s.states == 0 && compiled.mass_constant() &&
                                 compiled.mass_diagonal() && compiled.force_dq() &&
                                 compiled.force_dv();

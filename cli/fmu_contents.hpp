@@ -44,6 +44,7 @@ struct FmuContents {
     bool directional_derivatives = false;
     std::vector<bool> parameter_tunable; // per parameter: else fixed at export
     std::vector<std::string> constraint_names, vibration_names; // for messages
+    std::vector<EventInfo> events; // when-clauses: Co-Simulation with rk4 or dopri5
     // the integration
     std::string method;
     bool adaptive = false;

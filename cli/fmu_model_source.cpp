@@ -109,6 +109,29 @@ std::string fmu_model_source(const FmuContents& c, const std::string& definition
     for (const Array& a : arrays) {
         s += a.definition;
     }
+    if (!c.events.empty()) {
+        std::string list = "\n/* the events */\nstatic const mdl_fmu_event events[] = {\n";
+        for (std::size_t e = 0; e < c.events.size(); ++e) {
+            const EventInfo& event = c.events[e];
+            std::vector<int> targets;
+            std::vector<unsigned> indices;
+            for (const EventInfo::Reinit& r : event.reinits) {
+                targets.push_back(r.target == EventInfo::Target::position ? 0
+                                  : r.target == EventInfo::Target::state  ? 2
+                                                                          : 1);
+                indices.push_back(static_cast<unsigned>(r.index));
+            }
+            const Array t = array("int", fmt::format("event{}_targets", e), targets, integer);
+            const Array i = array("unsigned", fmt::format("event{}_indices", e), indices,
+                                  [](unsigned k) { return fmt::format("{}u", k); });
+            s += t.definition + i.definition;
+            list +=
+                fmt::format("    {{{}, {}u, {}u, {}u, {}, {}, {}, {}}},\n", c_string(event.name),
+                            event.clause, event.first_reinit, event.reinits.size(), t.pointer,
+                            i.pointer, event.terminates ? 1 : 0, c_string(event.terminate_message));
+        }
+        s += list + "};\n";
+    }
     if (c.multiscale) {
         const mdl_fmu_multiscale& m = *c.multiscale;
         s += "\n/* the multiscale method's settings */\n"
@@ -129,11 +152,12 @@ std::string fmu_model_source(const FmuContents& c, const std::string& definition
                      arrays[2].pointer, arrays[4].pointer, arrays[5].pointer, arrays[3].pointer);
     s += fmt::format("    {}, {},\n", arrays[6].pointer, arrays[7].pointer);
     s += fmt::format("    {}, {}, {},\n", arrays[8].pointer, arrays[9].pointer, arrays[10].pointer);
-    s += fmt::format("    {}, {},\n    {}, {},\n    {},\n    {},\n    {}, {},\n    {},\n}};\n",
-                     c_string(c.method), c_double(c.adaptive ? 0.0 : c.step), c_double(c.rtol),
-                     c_double(c.atol), c_double(c.rho_inf), c_double(c.constraint_tolerance),
-                     c_double(c.start_time), c_double(c.stop_time),
-                     c.multiscale ? "&multiscale" : "0");
+    s += fmt::format(
+        "    {}, {},\n    {}, {},\n    {},\n    {},\n    {}, {},\n    {},\n    {},\n}};\n",
+        c_string(c.method), c_double(c.adaptive ? 0.0 : c.step), c_double(c.rtol), c_double(c.atol),
+        c_double(c.rho_inf), c_double(c.constraint_tolerance), c_double(c.start_time),
+        c_double(c.stop_time), c.multiscale ? "&multiscale" : "0",
+        c.events.empty() ? "0" : "events");
     return s;
 }
 

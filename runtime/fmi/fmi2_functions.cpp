@@ -116,6 +116,11 @@ MDL_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type f
             return fail("this FMU implements Co-Simulation only: its model has constraints (a "
                         "DAE), and Model Exchange is for ODEs");
         }
+        if (model_exchange && mdl_fmu.kernels->n_events != 0) {
+            return fail("this FMU implements Co-Simulation only: its model has events "
+                        "(when-clauses), and its Model Exchange interface has no event "
+                        "indicators yet");
+        }
         if (!model_exchange && fmuType != fmi2CoSimulation) {
             return fail("unknown fmuType " + std::to_string(static_cast<int>(fmuType)));
         }

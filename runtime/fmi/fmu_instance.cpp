@@ -89,6 +89,28 @@ void FmuInstance::restore_exported() {
                            names(d.vibration_names, k.n_vibrations)};
     model_.emplace(k, std::vector<double>(d.parameter_values, d.parameter_values + k.n_parameters),
                    std::move(model_names));
+    if (k.n_events > 0) { // when-clauses: rk4 and dopri5 run them with the event driver
+        std::vector<Event> events;
+        for (unsigned e = 0; e < k.n_events; ++e) {
+            const mdl_fmu_event& from = d.events[e];
+            Event event;
+            event.name = from.name;
+            event.clause = from.clause;
+            event.first_reinit = from.first_reinit;
+            event.terminates = from.terminates != 0;
+            event.terminate_message = from.terminate_message;
+            for (unsigned r = 0; r < from.n_reinits; ++r) {
+                using Target = EventReinit::Target;
+                const int target = from.reinit_targets[r];
+                event.reinits.push_back({target == 0   ? Target::position
+                                         : target == 2 ? Target::state
+                                                       : Target::velocity,
+                                         static_cast<Eigen::Index>(from.reinit_indices[r])});
+            }
+            events.push_back(std::move(event));
+        }
+        model_->set_events(std::move(events));
+    }
     settings_ = RunSettings{};
     const auto method = find_method(d.method);
     if (!method && !multiscale_method(d.method)) {

@@ -50,6 +50,19 @@ typedef struct mdl_fmu_multiscale {
     double constraint_tolerance;
 } mdl_fmu_multiscale;
 
+/* An event (a branch of a when-clause, docs/events.md): runtime/events/event.hpp's Event. Its
+ * reinits' targets are 0 position, 1 velocity, 2 first-order state. */
+typedef struct mdl_fmu_event {
+    const char* name; /* the condition as written: "b.y <= 0" */
+    unsigned clause;
+    unsigned first_reinit; /* its reinits' values: event_reinit outputs from here on */
+    unsigned n_reinits;
+    const int* reinit_targets;
+    const unsigned* reinit_indices;
+    int terminates;
+    const char* terminate_message;
+} mdl_fmu_event;
+
 typedef struct mdl_fmu_model {
     const char* model_name;
     const char* guid;
@@ -80,6 +93,8 @@ typedef struct mdl_fmu_model {
     double start_time, stop_time;
     /* The multiscale method's settings; null for the classical methods. */
     const mdl_fmu_multiscale* multiscale;
+    /* The events, kernels->n_events of them (null when there are none). */
+    const mdl_fmu_event* events;
 } mdl_fmu_model;
 
 /* Defined by the C source `mdl export` generates for the model. */

@@ -507,3 +507,63 @@ TEST_CASE("mdl export --c-library with a multiscale method: HMM on the Kapitza p
     CHECK(refused.output.find("the communication step h = 0.01 is not a multiple of the macro "
                               "step H = 0.0125 of hmm") != std::string::npos);
 }
+
+TEST_CASE("events in a Co-Simulation FMU: the bouncing ball (dopri5, rk4) bounces at mdl run's "
+          "times and at the closed-form ones") {
+    const std::string ball = model("bouncing_ball.mdl");
+    struct Case {
+        std::string name, export_arguments, run_arguments;
+        double tolerance; // of the FMU's rows against mdl run's at the same times
+    };
+    const Case cases[] = {
+        {"ball_dopri5", "", "--stop 2", 1e-9}, // the annotation's dopri5, rtol 1e-10
+        {"ball_rk4", "--method rk4 --step 1e-3", "--method rk4 --step 1e-3 --stop 2", 1e-10}};
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const Fmu fmu = export_fmu(ball, c.name, c.export_arguments);
+        const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
+        CHECK(xml.output.find("<ModelExchange") == std::string::npos); // Co-Simulation only
+        const Result r = host(fmu, "run 2 0.01 2");
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        const auto trajectory = rows(r.output);
+        REQUIRE(trajectory.size() == 201);
+        // mdl run's rows between events (the event rows have the event's name)
+        const fs::path csv = work_dir() / (c.name + ".csv");
+        REQUIRE(mdl("run " + ball + " -q -o " + csv.string() + " " + c.run_arguments).status == 0);
+        const CsvTable table(csv);
+        std::vector<std::vector<double>> run;
+        for (const auto& cells : table.rows) {
+            if (cells.back().empty()) {
+                run.push_back({std::stod(cells[0]), std::stod(cells[1]), std::stod(cells[2])});
+            }
+        }
+        std::size_t next = 0;
+        for (const auto& row : trajectory) {
+            while (next < run.size() && run[next][0] < row[0] - 1e-9) {
+                ++next;
+            }
+            INFO("t = " << row[0]);
+            REQUIRE(next < run.size());
+            REQUIRE(run[next][0] == Approx(row[0]).margin(1e-9));
+            REQUIRE(row[1] == Approx(run[next][1]).margin(c.tolerance));
+            REQUIRE(row[2] == Approx(run[next][2]).margin(c.tolerance));
+        }
+        // the closed form (models/bouncing_ball.mdl): the first impact at t1 = sqrt(2 h/g), then
+        // y = v1 (t - t1) - g/2 (t - t1)^2 with v1 = e g t1 until t2 = t1 + 2 v1/g
+        const double g = 9.81, e = 0.8, t1 = std::sqrt(2.0 / g), v1 = e * g * t1,
+                     t2 = t1 + 2 * v1 / g;
+        std::size_t checked = 0;
+        for (const auto& row : trajectory) {
+            const double s = row[0] - t1;
+            if (row[0] < t1) {
+                REQUIRE(row[1] == Approx(1.0 - 0.5 * g * row[0] * row[0]).margin(1e-11));
+            } else if (row[0] < t2) {
+                REQUIRE(row[1] == Approx(v1 * s - 0.5 * g * s * s).margin(1e-11));
+                REQUIRE(row[2] == Approx(v1 - g * s).margin(1e-11));
+                ++checked;
+            }
+        }
+        REQUIRE(checked == 72); // t = 0.46 .. 1.17
+    }
+}
