@@ -399,6 +399,27 @@ TEST_CASE("mdl export: a missing compiler, cvode and an unwritable FMU are one-l
     CHECK(!fs::exists(out));
 }
 
+TEST_CASE("a stiff-HMM FMU steps to mdl run's numbers (hmm-stiff, rk4 and dopri5 macro)") {
+    const std::vector<std::string> columns = {"b1.x",      "b1.y",      "b2.x",      "b2.y",
+                                              "der(b1.x)", "der(b1.y)", "der(b2.x)", "der(b2.y)"};
+    // rk4 macro, H = 1/32, communication step 2 H
+    const std::string springs = model("stiff_springs.mdl");
+    Fmu fmu = export_fmu(springs, "stiff_springs", "--stop 2");
+    Result r = host(fmu, "run 8 0.0625 2");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    require_same_bits(rows(r.output), reference(springs, "stiff_springs", "--stop 2 --every 2"),
+                      columns);
+    // dopri5 macro with output interval 0.25 (the annotation's Interval): communication step 0.25
+    const std::string springs_ii = model("stiff_springs_ii.mdl");
+    fmu = export_fmu(springs_ii, "stiff_springs_ii", "--stop 2");
+    r = host(fmu, "run 8 0.25 2");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    require_same_bits(rows(r.output), reference(springs_ii, "stiff_springs_ii", "--stop 2"),
+                      columns);
+}
+
 // mdl export --c-library DIR: a C program linked against libNAME.a (with -lstdc++ -lm) or
 // libNAME.so, with no LLVM and no libmdl on its link line, runs the model to mdl run's numbers.
 
