@@ -278,9 +278,8 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     // accelerations der(der(q)) and the rates der(x)
     // (constrained models are DAEs: Co-Simulation only, and no accelerations without the
     // constraint forces)
-    // (and no events: Model Exchange has no event indicators yet, so an importer's solver
-    // would integrate through the reinits)
-    c.model_exchange = s.constraints == 0 && c.events.empty();
+    // (with events: their indicators, and the reinits in fmi2NewDiscreteStates)
+    c.model_exchange = s.constraints == 0;
     c.directional_derivatives = c.model_exchange && s.states == 0 && compiled.mass_constant() &&
                                 compiled.mass_diagonal() && compiled.force_dq() &&
                                 compiled.force_dv();

@@ -116,11 +116,6 @@ MDL_FMI_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type f
             return fail("this FMU implements Co-Simulation only: its model has constraints (a "
                         "DAE), and Model Exchange is for ODEs");
         }
-        if (model_exchange && mdl_fmu.kernels->n_events != 0) {
-            return fail("this FMU implements Co-Simulation only: its model has events "
-                        "(when-clauses), and its Model Exchange interface has no event "
-                        "indicators yet");
-        }
         if (!model_exchange && fmuType != fmi2CoSimulation) {
             return fail("unknown fmuType " + std::to_string(static_cast<int>(fmuType)));
         }
@@ -282,9 +277,10 @@ MDL_FMI_EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivativ
     return guarded(c, "fmi2GetDerivatives",
                    [&](FmuInstance& fmu) { return fmu.get_derivatives(derivatives, nx); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real[], size_t ni) {
+MDL_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real indicators[],
+                                                 size_t ni) {
     return guarded(c, "fmi2GetEventIndicators",
-                   [&](FmuInstance& fmu) { return fmu.get_event_indicators(ni); });
+                   [&](FmuInstance& fmu) { return fmu.get_event_indicators(indicators, ni); });
 }
 MDL_FMI_EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
     return guarded(c, "fmi2GetContinuousStates",

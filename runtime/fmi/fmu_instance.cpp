@@ -227,6 +227,7 @@ fmi2Status FmuInstance::exit_initialization() {
         return fmi2Error;
     }
     if (model_exchange_) { // the importer integrates: no method of ours
+        indicators(previous_indicators_);
         phase_ = Phase::event_mode;
         return fmi2OK;
     }
@@ -484,17 +485,30 @@ fmi2Status FmuInstance::get_nominals(fmi2Real nominal[], std::size_t n) {
     return fmi2OK;
 }
 
-fmi2Status FmuInstance::get_event_indicators(std::size_t n) {
+void FmuInstance::indicators(Vector& g) const {
+    Vector theta(model_->vibrations());
+    model_->phases(state_.t, theta);
+    g.resize(static_cast<Eigen::Index>(description_.kernels->n_events));
+    if (g.size() > 0) {
+        model_->event_indicators(state_.t, state_.q, state_.v, state_.x, theta, g);
+    }
+}
+
+fmi2Status FmuInstance::get_event_indicators(fmi2Real out[], std::size_t n) {
     if (!allowed("fmi2GetEventIndicators",
                  {Phase::initialization, Phase::event_mode, Phase::continuous_time,
                   Phase::terminated, Phase::error})) {
         return fmi2Error;
     }
-    if (n != 0) {
-        log_error("fmi2GetEventIndicators",
-                  "the FMU has no event indicators, not " + std::to_string(n));
+    const std::size_t events = description_.kernels->n_events;
+    if (n != events || (n > 0 && out == nullptr)) {
+        log_error("fmi2GetEventIndicators", "the FMU has " + std::to_string(events) +
+                                                " event indicators, not " + std::to_string(n));
         return fmi2Error;
     }
+    Vector g;
+    indicators(g);
+    Eigen::Map<Vector>(out, g.size()) = g;
     return fmi2OK;
 }
 
@@ -514,8 +528,46 @@ fmi2Status FmuInstance::new_discrete_states(fmi2EventInfo* info) {
         log_error("fmi2NewDiscreteStates", "null fmi2EventInfo");
         return fmi2Error;
     }
-    // no discrete states, no events: nothing changes and no event comes
     *info = fmi2EventInfo{fmi2False, fmi2False, fmi2False, fmi2False, fmi2False, 0.0};
+    // the events whose indicator went from < 0 to >= 0 since the last completed step or event
+    // fire: their reinits from the state before them (of a when-clause's branches firing at
+    // once, the first), as the runtime's event driver applies them (event_tracker.cpp)
+    Vector g;
+    indicators(g);
+    const std::vector<Event>& events = model_->events();
+    std::vector<std::size_t> fired;
+    std::vector<std::size_t> clauses;
+    for (std::size_t k = 0; k < events.size() && previous_indicators_.size() == g.size(); ++k) {
+        const auto i = static_cast<Eigen::Index>(k);
+        if (previous_indicators_[i] < 0.0 && g[i] >= 0.0 &&
+            std::find(clauses.begin(), clauses.end(), events[k].clause) == clauses.end()) {
+            fired.push_back(k);
+            clauses.push_back(events[k].clause);
+        }
+    }
+    if (!fired.empty()) {
+        Vector theta(model_->vibrations()), values(description_.kernels->n_reinits);
+        model_->phases(state_.t, theta);
+        model_->event_reinits(state_.t, state_.q, state_.v, state_.x, theta, values);
+        for (std::size_t k : fired) {
+            const Event& e = events[k];
+            for (std::size_t j = 0; j < e.reinits.size(); ++j) {
+                const double value = values[static_cast<Eigen::Index>(e.first_reinit + j)];
+                const EventReinit& r = e.reinits[j];
+                (r.target == EventReinit::Target::position   ? state_.q
+                 : r.target == EventReinit::Target::velocity ? state_.v
+                                                             : state_.x)[r.index] = value;
+            }
+            log_info("event '" + e.name + "' at t = " + format_number(state_.t));
+            if (e.terminates) {
+                info->terminateSimulation = fmi2True;
+                log_info("terminate(\"" + e.terminate_message + "\")");
+            }
+        }
+        info->valuesOfContinuousStatesChanged = fmi2True;
+        indicators(g);
+    }
+    previous_indicators_ = g;
     return fmi2OK;
 }
 
@@ -535,6 +587,7 @@ fmi2Status FmuInstance::completed_integrator_step(fmi2Boolean* enter_event_mode,
     if (enter_event_mode != nullptr) {
         *enter_event_mode = fmi2False;
     }
+    indicators(previous_indicators_); // the signs an event is a change of
     if (terminate != nullptr) {
         *terminate = fmi2False;
     }
