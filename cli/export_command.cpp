@@ -1,9 +1,11 @@
-// mdl export FILE.mdl --fmu OUT.fmu [--method NAME] [--step H] [--start T] [--stop T]
-//                      [--rtol R] [--atol A] [--rho-inf R] [--constraint-tol E]
-//                      [-p name=value]... [--cpu CPU] [--library DIR] [--no-cache]
+// mdl export FILE.mdl [--fmu OUT.fmu] [--c-library DIR] [-p name=value]... [--cpu CPU]
+//                      [the method and its options as mdl run takes them]
 // Exports a model as an FMI 2.0 FMU: modelDescription.xml and binaries/linux64/<model>.so,
-// whose fmi2DoStep (Co-Simulation) integrates the model with the method and step chosen here,
-// and which gives unconstrained models' derivatives to Model Exchange importers (docs/fmi.md).
+// whose fmi2DoStep (Co-Simulation) integrates the model with the method and settings chosen
+// here (every method of mdl run but SUNDIALS' cvode-* and ida, the multiscale ones included),
+// and which gives unconstrained models' derivatives to Model Exchange importers (docs/fmi.md);
+// and/or as a C library (libNAME.a, libNAME.so, NAME.h: c_library.hpp).
+#include "c_library.hpp"
 #include "commands.hpp"
 #include "declared_descriptions.hpp"
 #include "exit_status.hpp"
@@ -13,8 +15,9 @@
 #include "fmu_model_source.hpp"
 #include "fmu_shared_object.hpp"
 #include "mdl/compiled_model.hpp"
-#include "runtime/numerical_failure.hpp"
 #include "model_options.hpp"
+#include "runtime/numerical_failure.hpp"
+#include "simulation_options.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -27,39 +30,51 @@ namespace {
 struct ExportOptions {
     std::string file;
     std::string fmu;
+    std::string c_library; // a folder
     ExportSettings settings;
     std::vector<std::string> parameters; // name=value
-    std::vector<std::string> library_paths;
-    bool no_cache = false;
 };
 
-int export_fmu(const ExportOptions& o) {
-    CompileOptions options;
-    options.disk_cache = !o.no_cache;
-    options.library_paths = o.library_paths;
-    for (const std::string& p : o.parameters) {
-        options.structural_parameters.push_back(parse_assignment(p)); // Integer ones
+int export_fmu(ExportOptions& o) {
+    SimulationSettings& run = o.settings.simulation;
+    if (o.fmu.empty() && o.c_library.empty()) {
+        throw std::invalid_argument("give --fmu FILE, --c-library DIR or both: what to write");
     }
-    CompiledModel compiled = compile_file(o.file, options);
-    for (const std::string& p : o.parameters) {
-        auto [name, value] = parse_assignment(p);
+    const auto assignments = parse_assignments(o.parameters);
+    run.structural_parameters = assignments; // Integer ones fix the structure
+    CompiledModel compiled = compile_file(o.file, compile_options(run));
+    for (std::size_t i = 0; i < assignments.size(); ++i) {
         try {
-            compiled.set_parameter(name, value);
+            compiled.set_parameter(assignments[i].first, assignments[i].second);
         } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(fmt::format("-p {}: {}", p, e.what()));
+            throw std::invalid_argument(fmt::format("-p {}: {}", o.parameters[i], e.what()));
         }
     }
     const DeclaredDescriptions descriptions =
-        declared_descriptions(o.file, options.structural_parameters, o.library_paths);
+        declared_descriptions(o.file, run.structural_parameters, run.library_paths);
     FmuContents contents = fmu_contents(compiled, o.settings, descriptions);
     assign_guid(contents, fmu_model_source(contents));
-    const std::string binary = link_fmu_binary(contents, fmu_model_source(contents));
-    write_zip(o.fmu, {{"modelDescription.xml", model_description_xml(contents)},
-                      {"binaries/linux64/" + contents.model_identifier + ".so", binary}});
-    std::cerr << fmt::format(
-        "mdl export: wrote {} (FMI 2.0 Co-Simulation{}, {}{}, {} variables)\n", o.fmu,
-        contents.model_exchange ? " and Model Exchange" : "", contents.method,
-        contents.adaptive ? "" : fmt::format(" step {}", contents.step), contents.variables.size());
+    const std::string method =
+        contents.method +
+        (contents.adaptive
+             ? ""
+             : fmt::format(" {} {}", contents.multiscale ? "macro step" : "step", contents.step));
+    if (!o.fmu.empty()) {
+        const std::string binary = link_fmu_binary(contents, fmu_model_source(contents));
+        write_zip(o.fmu, {{"modelDescription.xml", model_description_xml(contents)},
+                          {"binaries/linux64/" + contents.model_identifier + ".so", binary}});
+        std::cerr << fmt::format("mdl export: wrote {} (FMI 2.0 Co-Simulation{}, {}, {} "
+                                 "variables)\n",
+                                 o.fmu, contents.model_exchange ? " and Model Exchange" : "",
+                                 method, contents.variables.size());
+    }
+    if (!o.c_library.empty()) {
+        write_c_library(contents, o.c_library);
+        const std::string& name = contents.model_identifier;
+        std::cerr << fmt::format("mdl export: wrote lib{1}.a, lib{1}.so and {1}.h in {0} ({2}; "
+                                 "{1}_simulate)\n",
+                                 o.c_library, name, method);
+    }
     return exit_status::success;
 }
 
@@ -68,40 +83,29 @@ int export_fmu(const ExportOptions& o) {
 std::function<int()> add_export_command(CLI::App& app) {
     auto o = std::make_shared<ExportOptions>();
     CLI::App* cmd = app.add_subcommand(
-        "export", "Export a model as an FMI 2.0 FMU: Co-Simulation with a classical method, "
-                  "and Model Exchange for unconstrained models (docs/fmi.md)");
+        "export", "Export a model as an FMI 2.0 FMU (Co-Simulation with the method and settings "
+                  "of mdl run, classical or multiscale; Model Exchange for unconstrained models) "
+                  "and/or as a C library without LLVM (docs/fmi.md)");
     cmd->add_option("file", o->file, "Model file (.mdl)")->required();
     cmd->add_option("--fmu", o->fmu,
                     "The FMU to write (a zip: modelDescription.xml, "
-                    "binaries/linux64/<model>.so)")
-        ->required();
-    cmd->add_option("-m,--method", o->settings.method,
-                    "Method of fmi2DoStep: " + fmu_methods() +
-                        " (default: the model's method, else as mdl run chooses)");
-    cmd->add_option("--step", o->settings.step,
-                    "Internal step of a fixed-step method, at most the communication step "
-                    "(default: the model's step, else 1e-3)");
-    cmd->add_option("--start", o->settings.start,
-                    "DefaultExperiment start time (default: the model's StartTime, or 0)");
-    cmd->add_option("--stop", o->settings.stop,
-                    "DefaultExperiment stop time (default: the model's StopTime, or 1)");
-    cmd->add_option("--rtol", o->settings.rtol, "Relative tolerance of dopri5 (default 1e-6)");
-    cmd->add_option("--atol", o->settings.atol, "Absolute tolerance of dopri5 (default 1e-9)");
-    cmd->add_option("--rho-inf", o->settings.rho_inf,
-                    "Spectral radius at infinity of galpha, in [0, 1] (default 0.9)");
-    cmd->add_option("--constraint-tol", o->settings.constraint_tol,
-                    "Largest |g(q)| accepted by SHAKE/RATTLE and the constrained implicit "
-                    "methods (default 1e-12)");
+                    "binaries/linux64/<model>.so)");
+    // not --library: that flag names a folder of component models in every command
+    cmd->add_option("--c-library", o->c_library,
+                    "A folder to write the model as a C library into: lib<model>.a, "
+                    "lib<model>.so and <model>.h with <model>_simulate, no LLVM needed");
+    // the method and its settings exactly as mdl run takes them (--step: the internal step of a
+    // fixed-step method, a multiscale method's macro step H; the communication step must be a
+    // multiple of it)
+    add_simulation_options(cmd, o->settings.simulation);
+    // an export has no output rows: the importer (or the C library's caller) chooses the times
+    cmd->remove_option(cmd->get_option("--every"));
     cmd->add_option("-p,--parameter", o->parameters,
                     "A parameter's exported value: -p omega=1e6 (its start value in the FMU)")
         ->allow_extra_args(false);
     cmd->add_option("--cpu", o->settings.cpu,
                     "CPU of the kernels' code: x86-64 (default, any x86-64 machine), x86-64-v3, "
                     "a CPU name, or native");
-    cmd->add_option("--library", o->library_paths,
-                    "A folder of component models, searched after the model's own folder");
-    cmd->add_flag("--no-cache", o->no_cache,
-                  "Neither read nor write the code cache on disk (see mdl cache)");
     return [o]() {
         try {
             return export_fmu(*o);

@@ -1,7 +1,9 @@
 #include "fmu_contents.hpp"
 
+#include "compiler/api/multiscale_setup.hpp"
 #include "compiler/api/runtime_view.hpp"
 #include "runtime/methods.hpp"
+#include "runtime/multiscale/applicability.hpp"
 #include "runtime/numerical_failure.hpp"
 
 #include <cctype>
@@ -32,27 +34,15 @@ std::string identifier(const std::string& name) {
 
 runtime::Method export_method(const ExportSettings& o, const CompiledModel& compiled,
                               const runtime::Model& model) {
-    if (!compiled.events().empty()) {
-        throw std::invalid_argument(fmt::format(
-            "model '{}' has events (when-clauses), which an FMU does not handle yet (no event "
-            "indicators, no reinit in fmi2DoStep); run it with `mdl run` (dopri5 or rk4)",
-            compiled.name()));
-    }
-    const std::string name = o.method.value_or(compiled.text_setting("method", ""));
+    const std::string name = o.simulation.method.value_or(compiled.text_setting("method", ""));
     const std::string origin =
-        o.method ? "--method" : "the model's experiment annotation asks for method";
+        o.simulation.method ? "--method" : "the model's experiment annotation asks for method";
     if (name.empty()) {
         return runtime::default_method(model);
     }
     const auto method = runtime::find_method(name);
     if (method && fmu_method(*method)) {
         return *method;
-    }
-    if (name == "strobo" || name.starts_with("hmm")) {
-        throw std::invalid_argument(fmt::format(
-            "{} '{}': an FMU does not run the multiscale methods (hmm, hmm-shake, hmm-rattle, "
-            "hmm-stiff, strobo) yet; export with --method and one of the classical methods: {}",
-            origin, name, fmu_methods()));
     }
     if (method) {
         throw std::invalid_argument(
@@ -87,6 +77,131 @@ bool independent(const CompiledModel& compiled, std::size_t i) {
     }
 }
 
+// A classical method's settings (fmi2DoStep: runtime/fmi/communication_step.hpp).
+void classical_settings(FmuContents& c, const CompiledModel& compiled, const runtime::Model& model,
+                        const ExportSettings& o) {
+    const SimulationSettings& run = o.simulation;
+    const runtime::Method method = export_method(o, compiled, model);
+    runtime::require_applicable(method, model);
+    const runtime::MethodInfo& info = runtime::info(method);
+    c.method = info.name;
+    c.adaptive = info.adaptive;
+    c.start_time = run.start.value_or(compiled.number_setting("StartTime", 0.0));
+    c.stop_time = run.stop.value_or(compiled.number_setting("StopTime", 1.0));
+    if (!std::isfinite(c.start_time) || !std::isfinite(c.stop_time) ||
+        !(c.stop_time > c.start_time)) {
+        throw std::invalid_argument(fmt::format(
+            "--start/--stop: the default experiment needs finite times with start < stop, got "
+            "{} and {}",
+            runtime::format_number(c.start_time), runtime::format_number(c.stop_time)));
+    }
+    if (!info.adaptive) {
+        c.step = run.step.value_or(compiled.number_setting("step", 1e-3));
+        if (!(c.step > 0.0) || !std::isfinite(c.step)) {
+            throw std::invalid_argument(
+                fmt::format("--step: the internal step must be positive and finite, got {}",
+                            runtime::format_number(c.step)));
+        }
+    } else if (run.step) {
+        throw std::invalid_argument(fmt::format(
+            "--step: {} chooses its own steps; the importer's communication step is the only "
+            "output interval",
+            info.name));
+    }
+    c.rtol = run.rtol.value_or(
+        compiled.number_setting("rtol", compiled.number_setting("Tolerance", c.rtol)));
+    c.atol = run.atol.value_or(compiled.number_setting("atol", c.atol));
+    if (!(c.rtol > 0.0) || !(c.atol > 0.0) || !std::isfinite(c.rtol) || !std::isfinite(c.atol)) {
+        throw std::invalid_argument("--rtol/--atol: tolerances must be positive and finite");
+    }
+    c.rho_inf = run.rho_inf.value_or(compiled.number_setting("rho_inf", c.rho_inf));
+    if (!(c.rho_inf >= 0.0 && c.rho_inf <= 1.0)) {
+        throw std::invalid_argument(
+            fmt::format("--rho-inf: must be in [0, 1], got {}", runtime::format_number(c.rho_inf)));
+    }
+    c.constraint_tolerance = run.constraint_tol.value_or(c.constraint_tolerance);
+    if (compiled.has_setting("Interval")) {
+        c.communication_step = compiled.number_setting("Interval", 0.0);
+    } else if (!info.adaptive) {
+        c.communication_step = c.step;
+    }
+}
+
+// The settings of a multiscale method, resolved and checked as `mdl run` does
+// (compiler/api/multiscale_setup.hpp), into the FMU's description: fmi2DoStep runs the
+// method's macro-integrator with them (runtime/fmi/multiscale_step.hpp).
+void multiscale_settings(FmuContents& c, const CompiledModel& compiled, const runtime::Model& model,
+                         const SimulationSettings& run, const std::string& method) {
+    namespace ms = runtime::multiscale;
+    const MultiscaleSetup setup = multiscale_setup(run, compiled, method);
+    mdl_fmu_multiscale m{};
+    const auto refuse = [&](const ms::Applicability& a) {
+        if (!a.applies) {
+            throw runtime::MethodNotApplicable(method, a.reason);
+        }
+    };
+    bool adaptive_macro = false;
+    if (const auto* hmm = std::get_if<ms::HmmOptions>(&setup.options)) {
+        refuse(ms::hmm_applicability(model, *hmm));
+        const ms::HmmIntegrator probe(model, *hmm); // its own checks of the options and model
+        m.macro = static_cast<int>(hmm->macro);
+        m.algorithm = static_cast<int>(hmm->algorithm);
+        m.filter = static_cast<int>(hmm->filter);
+        m.force_even_in_phase = hmm->force_even_in_phase ? 1 : 0;
+        m.macro_step = hmm->macro_step;
+        m.window_periods = hmm->window_periods;
+        m.macro_time_scale = hmm->macro_time_scale;
+        m.micro_steps_per_period = static_cast<double>(hmm->micro_steps_per_period);
+        m.period = hmm->period;
+        m.constraint_tolerance = hmm->solver.constraint_tolerance;
+    } else if (const auto* strobo = std::get_if<ms::StroboscopicOptions>(&setup.options)) {
+        refuse(ms::strobo_applicability(model, *strobo));
+        const ms::StroboscopicIntegrator probe(model, *strobo);
+        adaptive_macro = strobo->macro == ms::StroboscopicMacro::dopri5;
+        m.macro = static_cast<int>(strobo->macro);
+        m.micro = static_cast<int>(strobo->micro);
+        m.order = strobo->order;
+        m.whole_steps = strobo->whole_steps ? 1 : 0;
+        m.macro_step = strobo->macro_step;
+        m.micro_steps_per_period = static_cast<double>(strobo->micro_steps_per_period);
+        m.period = strobo->period;
+        m.rtol = strobo->rtol;
+        m.atol = strobo->atol;
+        m.constraint_tolerance = strobo->solver.constraint_tolerance;
+    } else {
+        const auto& stiff = std::get<ms::StiffHmmOptions>(setup.options);
+        refuse(ms::stiff_hmm_applicability(model));
+        const ms::StiffHmmIntegrator probe(model, stiff);
+        adaptive_macro = stiff.macro == ms::StiffMacro::dopri5;
+        m.macro = static_cast<int>(stiff.macro);
+        m.macro_step = stiff.macro_step;
+        m.window_periods = stiff.window_periods;
+        m.micro_steps_per_period = static_cast<double>(stiff.micro_steps_per_period);
+        m.omega = stiff.omega;
+        m.reproject_every = stiff.reproject_every;
+        m.rtol = stiff.rtol;
+        m.atol = stiff.atol;
+        m.constraint_tolerance = stiff.solver.constraint_tolerance;
+    }
+    if (!(m.macro_step > 0.0)) { // a dopri5 macro writing every accepted step
+        throw std::invalid_argument(fmt::format(
+            "--step: {}'s dopri5 macro needs an output interval in an FMU (its communication "
+            "points are multiples of it), not 0 (every accepted step): give --step or the "
+            "annotation's Interval",
+            method));
+    }
+    c.method = method;
+    c.adaptive = false;
+    c.step = m.macro_step;
+    c.rtol = adaptive_macro ? m.rtol : c.rtol;
+    c.atol = adaptive_macro ? m.atol : c.atol;
+    c.constraint_tolerance = m.constraint_tolerance;
+    c.start_time = setup.start;
+    c.stop_time = setup.stop;
+    c.communication_step = m.macro_step;
+    c.multiscale = m;
+}
+
 } // namespace
 
 std::string fmu_methods() {
@@ -96,7 +211,7 @@ std::string fmu_methods() {
             out += (out.empty() ? "" : ", ") + std::string(m.name);
         }
     }
-    return out;
+    return out + ", hmm, hmm-shake, hmm-rattle, hmm-stiff, strobo";
 }
 
 FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
@@ -110,49 +225,19 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     c.model_name = compiled.name();
     c.model_identifier = identifier(compiled.name());
     c.description = descriptions.model;
-    const runtime::Method method = export_method(o, compiled, model);
-    runtime::require_applicable(method, model);
-    const runtime::MethodInfo& info = runtime::info(method);
-    c.method = info.name;
-    c.adaptive = info.adaptive;
-    c.start_time = o.start.value_or(compiled.number_setting("StartTime", 0.0));
-    c.stop_time = o.stop.value_or(compiled.number_setting("StopTime", 1.0));
-    if (!std::isfinite(c.start_time) || !std::isfinite(c.stop_time) ||
-        !(c.stop_time > c.start_time)) {
+    const SimulationSettings& run = o.simulation;
+    const std::string requested = run.method.value_or(compiled.text_setting("method", ""));
+    c.events = compiled.events();
+    if (!c.events.empty() && is_multiscale_method(requested)) {
         throw std::invalid_argument(fmt::format(
-            "--start/--stop: the default experiment needs finite times with start < stop, got "
-            "{} and {}",
-            runtime::format_number(c.start_time), runtime::format_number(c.stop_time)));
+            "model '{}' has events (when-clauses), which {} does not handle; export it with "
+            "--method rk4 or dopri5 (the event driver of docs/events.md)",
+            compiled.name(), requested));
     }
-    if (!info.adaptive) {
-        c.step = o.step.value_or(compiled.number_setting("step", 1e-3));
-        if (!(c.step > 0.0) || !std::isfinite(c.step)) {
-            throw std::invalid_argument(
-                fmt::format("--step: the internal step must be positive and finite, got {}",
-                            runtime::format_number(c.step)));
-        }
-    } else if (o.step) {
-        throw std::invalid_argument(fmt::format(
-            "--step: {} chooses its own steps; the importer's communication step is the only "
-            "output interval",
-            info.name));
-    }
-    c.rtol = o.rtol.value_or(
-        compiled.number_setting("rtol", compiled.number_setting("Tolerance", c.rtol)));
-    c.atol = o.atol.value_or(compiled.number_setting("atol", c.atol));
-    if (!(c.rtol > 0.0) || !(c.atol > 0.0) || !std::isfinite(c.rtol) || !std::isfinite(c.atol)) {
-        throw std::invalid_argument("--rtol/--atol: tolerances must be positive and finite");
-    }
-    c.rho_inf = o.rho_inf.value_or(compiled.number_setting("rho_inf", c.rho_inf));
-    if (!(c.rho_inf >= 0.0 && c.rho_inf <= 1.0)) {
-        throw std::invalid_argument(
-            fmt::format("--rho-inf: must be in [0, 1], got {}", runtime::format_number(c.rho_inf)));
-    }
-    c.constraint_tolerance = o.constraint_tol.value_or(c.constraint_tolerance);
-    if (compiled.has_setting("Interval")) {
-        c.communication_step = compiled.number_setting("Interval", 0.0);
-    } else if (!info.adaptive) {
-        c.communication_step = c.step;
+    if (is_multiscale_method(requested)) {
+        multiscale_settings(c, compiled, model, run, requested);
+    } else {
+        classical_settings(c, compiled, model, o);
     }
 
     const Sizes s = compiled.sizes();
@@ -179,11 +264,13 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     for (std::size_t i = 0; i < s.parameters; ++i) {
         const bool tunable = independent(compiled, i);
         c.parameter_tunable.push_back(tunable);
-        // a parameter others are computed from keeps its exported value: a constant
-        c.variables.push_back({compiled.parameter_names()[i],
-                               description(compiled.parameter_names()[i]), reference++,
-                               tunable ? "parameter" : "local", tunable ? "tunable" : "constant",
-                               compiled.parameters()[i]});
+        // a parameter others are computed from keeps its exported value: a constant; a
+        // multiscale method's parameters are fixed after initialization (its averaged forces
+        // and macro state are computed with them)
+        const char* variability = !tunable ? "constant" : c.multiscale ? "fixed" : "tunable";
+        c.variables.push_back(
+            {compiled.parameter_names()[i], description(compiled.parameter_names()[i]), reference++,
+             tunable ? "parameter" : "local", variability, compiled.parameters()[i]});
     }
 
     c.parameters = s.parameters;
@@ -191,6 +278,7 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     // accelerations der(der(q)) and the rates der(x)
     // (constrained models are DAEs: Co-Simulation only, and no accelerations without the
     // constraint forces)
+    // (with events: their indicators, and the reinits in fmi2NewDiscreteStates)
     c.model_exchange = s.constraints == 0;
     c.directional_derivatives = c.model_exchange && s.states == 0 && compiled.mass_constant() &&
                                 compiled.mass_diagonal() && compiled.force_dq() &&

@@ -7,6 +7,8 @@
 
 #include "declared_descriptions.hpp"
 #include "mdl/compiled_model.hpp"
+#include "mdl/simulation_settings.hpp"
+#include "runtime/fmi/fmu_model.h"
 
 #include <optional>
 #include <string>
@@ -42,10 +44,13 @@ struct FmuContents {
     bool directional_derivatives = false;
     std::vector<bool> parameter_tunable; // per parameter: else fixed at export
     std::vector<std::string> constraint_names, vibration_names; // for messages
+    std::vector<EventInfo> events; // when-clauses: Co-Simulation with rk4 or dopri5
     // the integration
     std::string method;
     bool adaptive = false;
-    double step = 0.0; // fixed step; 0 for an adaptive method
+    double step = 0.0; // fixed step, or a multiscale method's macro step H; 0 for dopri5
+    // a multiscale method's settings as `mdl run` resolves them (hmm*, strobo)
+    std::optional<mdl_fmu_multiscale> multiscale;
     double rtol = 1e-6, atol = 1e-9, rho_inf = 0.9, constraint_tolerance = 1e-12;
     // the default experiment
     double start_time = 0.0, stop_time = 1.0;
@@ -55,22 +60,22 @@ struct FmuContents {
     std::string kernel_prefix;
 };
 
-// The settings `mdl export` takes from its flags; empty ones fall back to the model's
+// The settings `mdl export` takes from its flags: the method and its settings as `mdl run`
+// takes them (cli/simulation_options.hpp), empty ones falling back to the model's
 // annotation(experiment(...)), then to the method's default, as `mdl run` does.
 struct ExportSettings {
-    std::optional<std::string> method;
-    std::optional<double> start, stop, step, rtol, atol, rho_inf, constraint_tol;
+    SimulationSettings simulation;
     std::string cpu = "x86-64";
 };
 
-// Throws std::invalid_argument naming the flag for settings an FMU cannot run (a multiscale
-// method, cvode-*, a step that is not positive) and runtime::MethodNotApplicable when the
-// method cannot integrate the model.
+// Throws std::invalid_argument naming the flag for settings an FMU cannot run (cvode-*, a step
+// that is not positive, a multiscale method's setting `mdl run` refuses) and
+// runtime::MethodNotApplicable when the method cannot integrate the model.
 FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& settings,
                          const DeclaredDescriptions& descriptions);
 
-// The classical methods an FMU runs (every classical method but SUNDIALS' cvode-*), as a list
-// for messages: "verlet, leapfrog, ...".
+// The methods an FMU runs (every method but SUNDIALS' cvode-* and ida), as a list for
+// messages: "verlet, leapfrog, ..., hmm, hmm-shake, hmm-rattle, hmm-stiff, strobo".
 std::string fmu_methods();
 
 } // namespace mdl::cli

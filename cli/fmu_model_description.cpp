@@ -53,8 +53,9 @@ std::string model_description_xml(const FmuContents& c) {
     }
     x += fmt::format("  generationTool=\"mdl export (method {}{})\"\n"
                      "  variableNamingConvention=\"flat\"\n"
-                     "  numberOfEventIndicators=\"0\">\n",
-                     c.method, c.adaptive ? "" : fmt::format(", step {}", c.step));
+                     "  numberOfEventIndicators=\"{}\">\n",
+                     c.method, c.adaptive ? "" : fmt::format(", step {}", c.step),
+                     c.model_exchange ? c.events.size() : 0);
     // Co-Simulation only; each capability as the FMU has it
     x += fmt::format("  <CoSimulation\n    modelIdentifier=\"{}\"\n"
                      "    needsExecutionTool=\"false\"\n"
@@ -68,7 +69,7 @@ std::string model_description_xml(const FmuContents& c) {
                      "    canSerializeFMUstate=\"false\"\n"
                      "    providesDirectionalDerivative=\"false\"/>\n",
                      escape(c.model_identifier));
-    if (c.model_exchange) { // an ODE: the same capabilities, no event indicators
+    if (c.model_exchange) { // an ODE (with its events' indicators): the same capabilities
         x += fmt::format("  <ModelExchange\n    modelIdentifier=\"{}\"\n"
                          "    needsExecutionTool=\"false\"\n"
                          "    completedIntegratorStepNotNeeded=\"true\"\n"

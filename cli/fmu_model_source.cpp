@@ -51,7 +51,13 @@ const char* fmu_model_header() {
         ;
 }
 
-std::string fmu_model_source(const FmuContents& c) {
+const char* c_library_header() {
+    return
+#include "c_library_text.inc"
+        ;
+}
+
+std::string fmu_model_source(const FmuContents& c, const std::string& definition) {
     std::vector<std::string> positions, velocities, states, parameters;
     std::vector<double> q0, v0, x0, values;
     std::vector<int> kinds;
@@ -69,7 +75,9 @@ std::string fmu_model_source(const FmuContents& c) {
         } else if (i < c.outputs + c.parameters) {
             parameters.push_back(v.name);
             values.push_back(v.start);
-            kinds.push_back(c.parameter_tunable[i - c.outputs] ? 0 : 1);
+            kinds.push_back(!c.parameter_tunable[i - c.outputs] ? mdl_fmu_constant
+                            : c.multiscale                      ? mdl_fmu_fixed
+                                                                : mdl_fmu_tunable);
         }
     }
     const auto text = [](const std::string& s) {
@@ -101,17 +109,55 @@ std::string fmu_model_source(const FmuContents& c) {
     for (const Array& a : arrays) {
         s += a.definition;
     }
-    s += "\nconst mdl_fmu_model mdl_fmu = {\n";
+    if (!c.events.empty()) {
+        std::string list = "\n/* the events */\nstatic const mdl_fmu_event events[] = {\n";
+        for (std::size_t e = 0; e < c.events.size(); ++e) {
+            const EventInfo& event = c.events[e];
+            std::vector<int> targets;
+            std::vector<unsigned> indices;
+            for (const EventInfo::Reinit& r : event.reinits) {
+                targets.push_back(r.target == EventInfo::Target::position ? 0
+                                  : r.target == EventInfo::Target::state  ? 2
+                                                                          : 1);
+                indices.push_back(static_cast<unsigned>(r.index));
+            }
+            const Array t = array("int", fmt::format("event{}_targets", e), targets, integer);
+            const Array i = array("unsigned", fmt::format("event{}_indices", e), indices,
+                                  [](unsigned k) { return fmt::format("{}u", k); });
+            s += t.definition + i.definition;
+            list +=
+                fmt::format("    {{{}, {}u, {}u, {}u, {}, {}, {}, {}}},\n", c_string(event.name),
+                            event.clause, event.first_reinit, event.reinits.size(), t.pointer,
+                            i.pointer, event.terminates ? 1 : 0, c_string(event.terminate_message));
+        }
+        s += list + "};\n";
+    }
+    if (c.multiscale) {
+        const mdl_fmu_multiscale& m = *c.multiscale;
+        s += "\n/* the multiscale method's settings */\n"
+             "static const mdl_fmu_multiscale multiscale = {\n";
+        s += fmt::format("    {}, {}, {}, {}, {}, {}, {},\n", m.macro, m.algorithm, m.filter,
+                         m.micro, m.order, m.force_even_in_phase, m.whole_steps);
+        for (double d :
+             {m.macro_step, m.window_periods, m.macro_time_scale, m.micro_steps_per_period,
+              m.period, m.omega, m.reproject_every, m.rtol, m.atol, m.constraint_tolerance}) {
+            s += "    " + c_double(d) + ",\n";
+        }
+        s += "};\n";
+    }
+    s += "\n" + definition + " = {\n";
     s += fmt::format("    {},\n    {},\n    &{}_kernels,\n", c_string(c.model_name),
                      c_string(c.guid), c.kernel_prefix);
     s += fmt::format("    {}, {}, {}, {}, {}, {},\n", arrays[0].pointer, arrays[1].pointer,
                      arrays[2].pointer, arrays[4].pointer, arrays[5].pointer, arrays[3].pointer);
     s += fmt::format("    {}, {},\n", arrays[6].pointer, arrays[7].pointer);
     s += fmt::format("    {}, {}, {},\n", arrays[8].pointer, arrays[9].pointer, arrays[10].pointer);
-    s += fmt::format("    {}, {},\n    {}, {},\n    {},\n    {},\n    {}, {},\n}};\n",
-                     c_string(c.method), c_double(c.adaptive ? 0.0 : c.step), c_double(c.rtol),
-                     c_double(c.atol), c_double(c.rho_inf), c_double(c.constraint_tolerance),
-                     c_double(c.start_time), c_double(c.stop_time));
+    s += fmt::format(
+        "    {}, {},\n    {}, {},\n    {},\n    {},\n    {}, {},\n    {},\n    {},\n}};\n",
+        c_string(c.method), c_double(c.adaptive ? 0.0 : c.step), c_double(c.rtol), c_double(c.atol),
+        c_double(c.rho_inf), c_double(c.constraint_tolerance), c_double(c.start_time),
+        c_double(c.stop_time), c.multiscale ? "&multiscale" : "0",
+        c.events.empty() ? "0" : "events");
     return s;
 }
 

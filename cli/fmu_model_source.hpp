@@ -10,8 +10,13 @@
 
 namespace mdl::cli {
 
-std::string fmu_model_source(const FmuContents& contents);
+// `definition`: what the description is (the FMU's global `mdl_fmu`; a C library's static
+// constant).
+std::string fmu_model_source(const FmuContents& contents,
+                             const std::string& definition = "const mdl_fmu_model mdl_fmu");
 // The text of runtime/fmi/fmu_model.h, which the source includes.
 const char* fmu_model_header();
+// The text of runtime/fmi/c_library.h (the C library's entry point; includes fmu_model.h).
+const char* c_library_header();
 
 } // namespace mdl::cli

@@ -5,18 +5,11 @@
 #pragma once
 
 #include "fmu_contents.hpp"
+#include "link_support.hpp"
 
-#include <stdexcept>
 #include <string>
 
 namespace mdl::cli {
-
-// No compiler, no FMI library, or the link failed: what() says which, with the compiler's
-// output.
-class LinkFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 // The shared object's bytes. The compiler is $CXX when set, else c++.
 std::string link_fmu_binary(const FmuContents& contents, const std::string& model_source);

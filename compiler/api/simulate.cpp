@@ -4,6 +4,7 @@
 // sweep`, the C API and the Python module all run simulations through here.
 #include "mdl/simulate.hpp"
 
+#include "compiler/api/multiscale_setup.hpp"
 #include "compiler/api/option_checks.hpp"
 #include "compiler/api/runtime_view.hpp"
 #include "runtime/methods.hpp"
@@ -502,9 +503,9 @@ double macro_step(const SimulationSettings& o, const CompiledModel& compiled, bo
 
 // HMM: a macro step H of the averaged motion; each averaged force from a micro-integration of
 // the model over a window of fast periods (docs/hmm.md).
-SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
-                             const runtime::Model& model, const std::string& method,
-                             const Output& output) {
+runtime::multiscale::HmmOptions hmm_options(const SimulationSettings& o,
+                                            const CompiledModel& compiled,
+                                            const std::string& method, SimulationStatistics& r) {
     namespace ms = runtime::multiscale;
     require_vibration(compiled, method, "HMM averages over a vibration's fast period");
     ms::HmmOptions options;
@@ -515,8 +516,6 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
         ms::parse_filter_kind(o.filter.value_or(compiled.text_setting("filter", "simple")));
     require_positive("--window", o.window, "the filter window in fast periods");
     options.window_periods = o.window.value_or(compiled.number_setting("window", 0.0));
-    SimulationStatistics r;
-    r.method = method;
     multiscale_interval(o, compiled, r, options.t_end);
     options.macro_step = macro_step(o, compiled, false, 1.0 / 80, r.start, options.t_end);
     require_whole_steps(o, r.start, options.t_end, options.macro_step, method);
@@ -547,6 +546,16 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
     if (o.constraint_tol) {
         options.solver.constraint_tolerance = *o.constraint_tol;
     }
+    return options;
+}
+
+SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
+                             const runtime::Model& model, const std::string& method,
+                             const Output& output) {
+    namespace ms = runtime::multiscale;
+    SimulationStatistics r;
+    r.method = method;
+    const ms::HmmOptions options = hmm_options(o, compiled, method, r);
     const std::size_t every = output_every(o, compiled, options.macro_step);
     const auto ran =
         run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
@@ -570,8 +579,9 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
 
 // Stroboscopic averaging: the averaged field from central differences of the period map of
 // micro-integrations that all start at phase theta(t0) (docs/stroboscopic.md).
-SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel& compiled,
-                                const runtime::Model& model, const Output& output) {
+runtime::multiscale::StroboscopicOptions strobo_options(const SimulationSettings& o,
+                                                        const CompiledModel& compiled,
+                                                        SimulationStatistics& r) {
     namespace ms = runtime::multiscale;
     require_vibration(compiled, "strobo",
                       "stroboscopic averaging samples the motion once per fast period");
@@ -592,8 +602,6 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
             throw std::invalid_argument(fmt::format("--micro: {}", e.what()));
         }
     }
-    SimulationStatistics r;
-    r.method = "strobo";
     multiscale_interval(o, compiled, r, options.t_end);
     const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
     options.macro_step =
@@ -612,6 +620,16 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
     }
     require_positive("--period", o.period, "the common fast period");
     options.period = o.period.value_or(0.0); // (not an annotation key: the checker ignores it)
+    return options;
+}
+
+SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel& compiled,
+                                const runtime::Model& model, const Output& output) {
+    namespace ms = runtime::multiscale;
+    SimulationStatistics r;
+    r.method = "strobo";
+    const ms::StroboscopicOptions options = strobo_options(o, compiled, r);
+    const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
     const auto ran =
         run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
@@ -645,21 +663,21 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
 
 // HMM for stiff springs: the slow motion from kernel averages of micro-integrations forwards
 // and backwards from the macro state (docs/stiff_hmm.md).
-SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledModel& compiled,
-                                   const runtime::Model& model, const Output& output) {
+runtime::multiscale::StiffHmmOptions stiff_hmm_options(const SimulationSettings& o,
+                                                       const CompiledModel& compiled,
+                                                       SimulationStatistics& r,
+                                                       std::string& omega_source) {
     namespace ms = runtime::multiscale;
     ms::StiffHmmOptions options;
     options.macro = macro_integrator(o, compiled, ms::parse_stiff_macro);
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
-    SimulationStatistics r;
-    r.method = "hmm-stiff";
     multiscale_interval(o, compiled, r, options.t_end);
     options.macro_step = macro_step(o, compiled, adaptive, 1.0 / 32, r.start, options.t_end);
     if (!adaptive) {
         require_whole_steps(o, r.start, options.t_end, options.macro_step, "hmm-stiff");
     }
     // the fast frequency: --omega, else the relaxed constraints', else the model's fastest spring
-    std::string omega_source = "--omega";
+    omega_source = "--omega";
     if (o.omega) {
         options.omega = *o.omega;
     } else if (o.relax_constraints) {
@@ -717,6 +735,17 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     if (adaptive) {
         require_tolerances(options.rtol, options.atol, false);
     }
+    return options;
+}
+
+SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledModel& compiled,
+                                   const runtime::Model& model, const Output& output) {
+    namespace ms = runtime::multiscale;
+    SimulationStatistics r;
+    r.method = "hmm-stiff";
+    std::string omega_source;
+    const ms::StiffHmmOptions options = stiff_hmm_options(o, compiled, r, omega_source);
+    const bool adaptive = options.macro == ms::StiffMacro::dopri5;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
     const auto ran =
         run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
@@ -739,6 +768,30 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
 }
 
 } // namespace
+
+bool is_multiscale_method(std::string_view method) {
+    return method == "strobo" || method.starts_with("hmm");
+}
+
+MultiscaleSetup multiscale_setup(const SimulationSettings& settings, const CompiledModel& compiled,
+                                 const std::string& method) {
+    validate_settings(settings);
+    MultiscaleSetup setup;
+    setup.method = method;
+    SimulationStatistics r;
+    if (method == "strobo") {
+        setup.options = strobo_options(settings, compiled, r);
+    } else if (method == "hmm-stiff") {
+        setup.options = stiff_hmm_options(settings, compiled, r, setup.omega_source);
+    } else if (is_hmm(method)) {
+        setup.options = hmm_options(settings, compiled, method, r);
+    } else {
+        throw std::invalid_argument("not a multiscale method: " + method);
+    }
+    setup.start = r.start;
+    setup.stop = r.stop;
+    return setup;
+}
 
 NumericalFailure::NumericalFailure(const std::string& message, std::string kind, std::string method,
                                    double time, std::string where, std::string detail)

@@ -69,11 +69,18 @@ void CommunicationStep::parameters_changed() {
 }
 
 void CommunicationStep::advance(State& state, double t_end) {
-    if (info(settings_.method).adaptive) {
+    if (info(settings_.method).adaptive || model_->has_events()) {
+        // dopri5 from t to t + h; a model with events (rk4 or dopri5): the event driver
+        // (runtime/events/event_driver.hpp) from t to t + h, rk4 on the grid t + k H
         RunSettings settings = settings_;
         settings.stop_time = t_end;
-        settings.step = 0.0; // no output interval: the observer ignores the states
-        run(*model_, state, settings, [](const State&) {});
+        // no output interval: the observer ignores the states
+        settings.step = info(settings_.method).adaptive ? 0.0 : settings_.step;
+        const IntegrationStats stats = run(*model_, state, settings, [](const State&) {});
+        if (stats.terminated) {
+            throw std::runtime_error("the model terminated at t = " + format_number(state.t) +
+                                     ": " + stats.terminate_message);
+        }
         return;
     }
     if (std::holds_alternative<std::monostate>(stepper_)) {

@@ -277,9 +277,10 @@ MDL_FMI_EXPORT fmi2Status fmi2GetDerivatives(fmi2Component c, fmi2Real derivativ
     return guarded(c, "fmi2GetDerivatives",
                    [&](FmuInstance& fmu) { return fmu.get_derivatives(derivatives, nx); });
 }
-MDL_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real[], size_t ni) {
+MDL_FMI_EXPORT fmi2Status fmi2GetEventIndicators(fmi2Component c, fmi2Real indicators[],
+                                                 size_t ni) {
     return guarded(c, "fmi2GetEventIndicators",
-                   [&](FmuInstance& fmu) { return fmu.get_event_indicators(ni); });
+                   [&](FmuInstance& fmu) { return fmu.get_event_indicators(indicators, ni); });
 }
 MDL_FMI_EXPORT fmi2Status fmi2GetContinuousStates(fmi2Component c, fmi2Real x[], size_t nx) {
     return guarded(c, "fmi2GetContinuousStates",

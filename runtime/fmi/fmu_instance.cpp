@@ -80,6 +80,7 @@ void FmuInstance::restore_exported() {
     const mdl_fmu_model& d = description_;
     const mdl_kernels& k = *d.kernels;
     stepping_.reset(); // holds a pointer to the model
+    multiscale_.reset();
     ModelNames model_names{d.model_name,
                            names(d.position_names, k.n_positions),
                            names(d.state_names, k.n_states),
@@ -88,12 +89,34 @@ void FmuInstance::restore_exported() {
                            names(d.vibration_names, k.n_vibrations)};
     model_.emplace(k, std::vector<double>(d.parameter_values, d.parameter_values + k.n_parameters),
                    std::move(model_names));
+    if (k.n_events > 0) { // when-clauses: rk4 and dopri5 run them with the event driver
+        std::vector<Event> events;
+        for (unsigned e = 0; e < k.n_events; ++e) {
+            const mdl_fmu_event& from = d.events[e];
+            Event event;
+            event.name = from.name;
+            event.clause = from.clause;
+            event.first_reinit = from.first_reinit;
+            event.terminates = from.terminates != 0;
+            event.terminate_message = from.terminate_message;
+            for (unsigned r = 0; r < from.n_reinits; ++r) {
+                using Target = EventReinit::Target;
+                const int target = from.reinit_targets[r];
+                event.reinits.push_back({target == 0   ? Target::position
+                                         : target == 2 ? Target::state
+                                                       : Target::velocity,
+                                         static_cast<Eigen::Index>(from.reinit_indices[r])});
+            }
+            events.push_back(std::move(event));
+        }
+        model_->set_events(std::move(events));
+    }
     settings_ = RunSettings{};
     const auto method = find_method(d.method);
-    if (!method) {
+    if (!method && !multiscale_method(d.method)) {
         throw std::invalid_argument(unknown_method_message(d.method));
     }
-    settings_.method = *method;
+    settings_.method = method.value_or(settings_.method); // (multiscale: MultiscaleStep)
     settings_.step = d.step;
     settings_.adaptive.rtol = d.rtol;
     settings_.adaptive.atol = d.atol;
@@ -204,14 +227,24 @@ fmi2Status FmuInstance::exit_initialization() {
         return fmi2Error;
     }
     if (model_exchange_) { // the importer integrates: no method of ours
+        indicators(previous_indicators_);
         phase_ = Phase::event_mode;
         return fmi2OK;
     }
     try {
-        stepping_.emplace(*model_, settings_);
-        stepping_->start(start_time_, stop_time_);
+        if (multiscale_method(description_.method)) {
+            // the macro-integration ends at the importer's stop time, else the default
+            // experiment's (multiscale_step.hpp)
+            const double stop = stop_time_ > start_time_ ? stop_time_ : description_.stop_time;
+            multiscale_.emplace(*model_, description_, stop);
+            multiscale_->start(state_);
+        } else {
+            stepping_.emplace(*model_, settings_);
+            stepping_->start(start_time_, stop_time_);
+        }
     } catch (const std::exception& e) {
         stepping_.reset();
+        multiscale_.reset();
         log_error("fmi2ExitInitializationMode", e.what());
         phase_ = Phase::error;
         return fmi2Error;
@@ -306,7 +339,16 @@ fmi2Status FmuInstance::set_real(const fmi2ValueReference vr[], std::size_t n,
         }
         const std::size_t p = r - first_parameter;
         const std::string name = description_.parameter_names[p];
-        if (description_.parameter_kinds[p] != mdl_fmu_tunable) {
+        if (description_.parameter_kinds[p] == mdl_fmu_fixed &&
+            (phase_ == Phase::step_complete || phase_ == Phase::event_mode)) {
+            log_error("fmi2SetReal",
+                      "parameter '" + name + "' is fixed after initialization: the " +
+                          description_.method +
+                          " macro-integration keeps averaged forces and a macro state computed "
+                          "with it; set it before fmi2ExitInitializationMode");
+            return fmi2Error;
+        }
+        if (description_.parameter_kinds[p] == mdl_fmu_constant) {
             log_error("fmi2SetReal",
                       "parameter '" + name +
                           "' was fixed at export (other parameters or start values depend on "
@@ -347,8 +389,19 @@ fmi2Status FmuInstance::do_step(double t, double h) {
                                     " is not the FMU's time " + format_number(time_));
         return fmi2Error;
     }
+    if (multiscale_) {
+        const std::string refused = multiscale_->check(state_.t, t + h);
+        if (!refused.empty()) {
+            log_error("fmi2DoStep", refused); // nothing changed: the importer may step again
+            return fmi2Error;
+        }
+    }
     try {
-        stepping_->advance(state_, t + h);
+        if (multiscale_) {
+            multiscale_->advance(state_, t + h);
+        } else {
+            stepping_->advance(state_, t + h);
+        }
     } catch (const std::exception& e) {
         log_error("fmi2DoStep", e.what());
         phase_ = Phase::error;
@@ -432,17 +485,30 @@ fmi2Status FmuInstance::get_nominals(fmi2Real nominal[], std::size_t n) {
     return fmi2OK;
 }
 
-fmi2Status FmuInstance::get_event_indicators(std::size_t n) {
+void FmuInstance::indicators(Vector& g) const {
+    Vector theta(model_->vibrations());
+    model_->phases(state_.t, theta);
+    g.resize(static_cast<Eigen::Index>(description_.kernels->n_events));
+    if (g.size() > 0) {
+        model_->event_indicators(state_.t, state_.q, state_.v, state_.x, theta, g);
+    }
+}
+
+fmi2Status FmuInstance::get_event_indicators(fmi2Real out[], std::size_t n) {
     if (!allowed("fmi2GetEventIndicators",
                  {Phase::initialization, Phase::event_mode, Phase::continuous_time,
                   Phase::terminated, Phase::error})) {
         return fmi2Error;
     }
-    if (n != 0) {
-        log_error("fmi2GetEventIndicators",
-                  "the FMU has no event indicators, not " + std::to_string(n));
+    const std::size_t events = description_.kernels->n_events;
+    if (n != events || (n > 0 && out == nullptr)) {
+        log_error("fmi2GetEventIndicators", "the FMU has " + std::to_string(events) +
+                                                " event indicators, not " + std::to_string(n));
         return fmi2Error;
     }
+    Vector g;
+    indicators(g);
+    Eigen::Map<Vector>(out, g.size()) = g;
     return fmi2OK;
 }
 
@@ -462,8 +528,46 @@ fmi2Status FmuInstance::new_discrete_states(fmi2EventInfo* info) {
         log_error("fmi2NewDiscreteStates", "null fmi2EventInfo");
         return fmi2Error;
     }
-    // no discrete states, no events: nothing changes and no event comes
     *info = fmi2EventInfo{fmi2False, fmi2False, fmi2False, fmi2False, fmi2False, 0.0};
+    // the events whose indicator went from < 0 to >= 0 since the last completed step or event
+    // fire: their reinits from the state before them (of a when-clause's branches firing at
+    // once, the first), as the runtime's event driver applies them (event_tracker.cpp)
+    Vector g;
+    indicators(g);
+    const std::vector<Event>& events = model_->events();
+    std::vector<std::size_t> fired;
+    std::vector<std::size_t> clauses;
+    for (std::size_t k = 0; k < events.size() && previous_indicators_.size() == g.size(); ++k) {
+        const auto i = static_cast<Eigen::Index>(k);
+        if (previous_indicators_[i] < 0.0 && g[i] >= 0.0 &&
+            std::find(clauses.begin(), clauses.end(), events[k].clause) == clauses.end()) {
+            fired.push_back(k);
+            clauses.push_back(events[k].clause);
+        }
+    }
+    if (!fired.empty()) {
+        Vector theta(model_->vibrations()), values(description_.kernels->n_reinits);
+        model_->phases(state_.t, theta);
+        model_->event_reinits(state_.t, state_.q, state_.v, state_.x, theta, values);
+        for (std::size_t k : fired) {
+            const Event& e = events[k];
+            for (std::size_t j = 0; j < e.reinits.size(); ++j) {
+                const double value = values[static_cast<Eigen::Index>(e.first_reinit + j)];
+                const EventReinit& r = e.reinits[j];
+                (r.target == EventReinit::Target::position   ? state_.q
+                 : r.target == EventReinit::Target::velocity ? state_.v
+                                                             : state_.x)[r.index] = value;
+            }
+            log_info("event '" + e.name + "' at t = " + format_number(state_.t));
+            if (e.terminates) {
+                info->terminateSimulation = fmi2True;
+                log_info("terminate(\"" + e.terminate_message + "\")");
+            }
+        }
+        info->valuesOfContinuousStatesChanged = fmi2True;
+        indicators(g);
+    }
+    previous_indicators_ = g;
     return fmi2OK;
 }
 
@@ -483,6 +587,7 @@ fmi2Status FmuInstance::completed_integrator_step(fmi2Boolean* enter_event_mode,
     if (enter_event_mode != nullptr) {
         *enter_event_mode = fmi2False;
     }
+    indicators(previous_indicators_); // the signs an event is a change of
     if (terminate != nullptr) {
         *terminate = fmi2False;
     }

@@ -23,6 +23,7 @@
 #include "runtime/fmi/communication_step.hpp"
 #include "runtime/fmi/fmi2_abi.h"
 #include "runtime/fmi/fmu_model.h"
+#include "runtime/fmi/multiscale_step.hpp"
 #include "runtime/model.hpp"
 #include "runtime/state.hpp"
 
@@ -72,7 +73,9 @@ public:
     fmi2Status get_continuous_states(fmi2Real x[], std::size_t n);
     fmi2Status get_derivatives(fmi2Real dx[], std::size_t n);
     fmi2Status get_nominals(fmi2Real nominal[], std::size_t n);
-    fmi2Status get_event_indicators(std::size_t n);
+    // The events' indicators (>= 0 where a when-condition holds); new_discrete_states fires the
+    // events whose indicator went from < 0 (at the last completed step or event) to >= 0.
+    fmi2Status get_event_indicators(fmi2Real indicators[], std::size_t n);
     fmi2Status enter_event_mode();
     fmi2Status new_discrete_states(fmi2EventInfo* info);
     fmi2Status enter_continuous_time_mode();
@@ -93,6 +96,7 @@ private:
     std::size_t continuous_states() const; // 2n + k
     bool state_count(std::string_view function, std::size_t n, const void* array);
     void derivatives(Vector& out) const; // (v, a, x') at the current time and state
+    void indicators(Vector& g) const;    // the events' indicators at the current state
 
     const mdl_fmu_model& description_;
     std::string name_;
@@ -104,9 +108,11 @@ private:
     RunSettings settings_;
     std::optional<Model> model_;
     State state_;
-    std::optional<CommunicationStep> stepping_;
+    std::optional<CommunicationStep> stepping_; // the classical methods
+    std::optional<MultiscaleStep> multiscale_;  // hmm*, strobo
     double start_time_ = 0.0, stop_time_ = -1.0;
-    double time_ = 0.0; // the communication time (state_.t is the integration's grid time)
+    double time_ = 0.0;          // the communication time (state_.t is the integration's grid time)
+    Vector previous_indicators_; // Model Exchange: at the last completed step or event
 };
 
 const char* phase_name(Phase phase);

@@ -23,9 +23,45 @@ struct mdl_kernels;
 
 /* How the FMU may change a parameter. */
 enum mdl_fmu_parameter_kind {
-    mdl_fmu_tunable = 0, /* settable before and during the simulation (between steps) */
-    mdl_fmu_constant = 1 /* fixed at export: other parameters or start values depend on it */
+    mdl_fmu_tunable = 0,  /* settable before and during the simulation (between steps) */
+    mdl_fmu_constant = 1, /* fixed at export: other parameters or start values depend on it */
+    mdl_fmu_fixed = 2     /* settable until fmi2ExitInitializationMode (multiscale methods) */
 };
+
+/* The settings of a multiscale method (fmu_model.h's `method` is hmm, hmm-shake, hmm-rattle,
+ * hmm-stiff or strobo), as `mdl run` resolves them (compiler/api/multiscale_setup.hpp). The
+ * enumerations are runtime/multiscale's, as numbers. */
+typedef struct mdl_fmu_multiscale {
+    int macro;               /* hmm: HmmMacro; strobo: StroboscopicMacro; hmm-stiff: StiffMacro */
+    int algorithm;           /* hmm: HmmAlgorithm */
+    int filter;              /* hmm: FilterKind */
+    int micro;               /* strobo: StroboscopicMicro */
+    int order;               /* strobo: 2 or 4 */
+    int force_even_in_phase; /* hmm: the force is even in all phases */
+    int whole_steps;         /* strobo: floor((t_end - t0)/H) steps (else the last ends at t_end) */
+    double macro_step;       /* H; for a dopri5 macro the output interval */
+    double window_periods;   /* hmm, hmm-stiff */
+    double macro_time_scale; /* hmm: T_macro */
+    double micro_steps_per_period;
+    double period;          /* hmm, strobo: the common fast period (0: from the rates) */
+    double omega;           /* hmm-stiff: the fast frequency */
+    double reproject_every; /* hmm-stiff */
+    double rtol, atol;      /* dopri5 macro */
+    double constraint_tolerance;
+} mdl_fmu_multiscale;
+
+/* An event (a branch of a when-clause, docs/events.md): runtime/events/event.hpp's Event. Its
+ * reinits' targets are 0 position, 1 velocity, 2 first-order state. */
+typedef struct mdl_fmu_event {
+    const char* name; /* the condition as written: "b.y <= 0" */
+    unsigned clause;
+    unsigned first_reinit; /* its reinits' values: event_reinit outputs from here on */
+    unsigned n_reinits;
+    const int* reinit_targets;
+    const unsigned* reinit_indices;
+    int terminates;
+    const char* terminate_message;
+} mdl_fmu_event;
 
 typedef struct mdl_fmu_model {
     const char* model_name;
@@ -55,6 +91,10 @@ typedef struct mdl_fmu_model {
     /* The default experiment (annotation or export flags): used when the importer's
      * fmi2SetupExperiment gives no stop time. */
     double start_time, stop_time;
+    /* The multiscale method's settings; null for the classical methods. */
+    const mdl_fmu_multiscale* multiscale;
+    /* The events, kernels->n_events of them (null when there are none). */
+    const mdl_fmu_event* events;
 } mdl_fmu_model;
 
 /* Defined by the C source `mdl export` generates for the model. */

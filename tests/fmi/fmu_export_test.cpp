@@ -1,6 +1,7 @@
 // mdl export --fmu: FMUs of the shipped models driven by the test importer fmu_host.c (dlopen,
 // the fmi2 functions in the standard's order) give `mdl run`'s positions and velocities to the
-// last bit when the internal step divides the communication step; two instances in one process
+// last bit when the internal step (a multiscale method's macro step) divides the communication
+// step; two instances in one process
 // are independent; a tunable parameter set between steps acts from the next step; calls in the
 // wrong state and a numerical failure return fmi2Error with a logged message. The model
 // description is checked by check_model_description.py (python3's xml.etree).
@@ -276,14 +277,111 @@ TEST_CASE("a numerical failure in fmi2DoStep is fmi2Error with the time, variabl
     CHECK(r.output.find("verlet") != std::string::npos);
 }
 
-TEST_CASE("mdl export refuses a multiscale method, naming the classical methods it supports") {
-    const fs::path out = work_dir() / "refused.fmu";
-    const Result r = mdl("export " + model("kapitza.mdl") + " --fmu " + out.string());
+// The multiscale methods (docs/fmi.md, "Multiscale methods"): fmi2DoStep takes the macro steps
+// of the method's macro-integrator from t to t + h, h a multiple of the macro step H, so the
+// FMU gives `mdl run`'s rows at the same times to the last bit.
+
+TEST_CASE("mdl export models/kapitza.mdl: the FMU runs HMM (the annotation's method, H = 1/80) "
+          "to mdl run's numbers") {
+    const std::string kapitza = model("kapitza.mdl");
+    const Fmu fmu = export_fmu(kapitza, "kapitza_hmm", "");
+    const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
+    // the default experiment's step is the macro step; parameters are fixed after initialization
+    CHECK(xml.output.find("stepSize=\"0.0125\"") != std::string::npos);
+    CHECK(xml.output.find("name=\"omega\" valueReference=\"5\" description=\"angular frequency "
+                          "of the pivot vibration [rad/s]\" causality=\"parameter\" "
+                          "variability=\"fixed\"") != std::string::npos);
+    const Result r = host(fmu, "run 2 0.025 1"); // communication step 2 H
     INFO(r.output);
-    CHECK(r.status == 2);
-    CHECK(r.output.find("method 'hmm'") != std::string::npos);
-    CHECK(r.output.find("verlet, leapfrog") != std::string::npos);
-    CHECK(!fs::exists(out));
+    REQUIRE(r.status == 0);
+    const auto trajectory = rows(r.output);
+    REQUIRE(trajectory.size() == 41);
+    require_same_bits(trajectory, reference(kapitza, "kapitza_hmm", "--every 2"), {"q", "der(q)"});
+    // the averaged motion of Calvo & Sanz-Serna (SIAM J. Sci. Comput. 2010, eqs. 2.5-2.6):
+    // Q(1) = 0.168561190029, which HMM with H = 1/80 at omega = 1e4 follows to the error of
+    // the paper's Table 2.3, 5.20e-3
+    REQUIRE(trajectory.back()[1] == Approx(0.168561190029).margin(5.2e-3));
+}
+
+TEST_CASE("a parameter set before initialization of an HMM FMU gives mdl run -p's numbers") {
+    const std::string kapitza = model("kapitza.mdl");
+    const Fmu fmu = export_fmu(kapitza, "kapitza_hmm_omega", "--method hmm --step 0.0125");
+    // value references: q 0, der(q) 1, l 2, g 3, vmax 4, omega 5, theta0 6
+    const Result r = host(fmu, "run 2 0.05 1 5=2e4");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const auto trajectory = rows(r.output);
+    REQUIRE(trajectory.size() == 21);
+    const CsvNumbers run = reference(kapitza, "kapitza_hmm_omega", "-p omega=2e4 --every 4");
+    require_same_bits(trajectory, run, {"q", "der(q)"});
+    // and not the numbers of omega = 1e4 (the averaged force changes with omega at O(1/omega))
+    const CsvNumbers exported = reference(kapitza, "kapitza_hmm_1e4", "--every 4");
+    REQUIRE(trajectory.back()[1] != exported.rows.back()[exported.column("q")]);
+}
+
+TEST_CASE("an HMM FMU refuses a communication step that is not a multiple of H, and a "
+          "parameter change after initialization") {
+    const std::string kapitza = model("kapitza.mdl");
+    const Fmu fmu = export_fmu(kapitza, "kapitza_hmm_grid", "--stop 0.25");
+    // 0.01 is 0.8 H: refused, naming both numbers, and nothing changes: the steps of 2 H then
+    // give mdl run's numbers
+    Result r = host(fmu, "refuse 2 0.025 0.25 0.01");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("fmi2DoStep: the communication step h = 0.01 is not a multiple of the "
+                        "macro step H = 0.0125 of hmm") != std::string::npos);
+    require_same_bits(rows(r.output),
+                      reference(kapitza, "kapitza_hmm_grid", "--stop 0.25 --every 2"),
+                      {"q", "der(q)"});
+    // past the stop time of fmi2SetupExperiment: refused
+    r = host(fmu, "run 2 0.0125 0.125");
+    CHECK(r.status == 0);
+    r = host(fmu, "refuse 2 0.0125 0.125 0.25");
+    CHECK(r.status == 0);
+    CHECK(r.output.find("lies beyond the stop time 0.125 of hmm") != std::string::npos);
+    // omega (value reference 5) is fixed after initialization
+    r = host(fmu, "tune 2 0.025 0.25 5 2e4 0.1");
+    CHECK(r.status == 1);
+    CHECK(r.output.find("fmi2SetReal: parameter 'omega' is fixed after initialization") !=
+          std::string::npos);
+}
+
+TEST_CASE("a constrained multiscale FMU: the vibrated double pendulum with hmm-shake and "
+          "hmm-rattle steps to mdl run's numbers") {
+    const std::string pendulum = model("double_pendulum.mdl");
+    const std::vector<std::string> columns = {"b1.x",      "b1.y",      "b2.x",      "b2.y",
+                                              "der(b1.x)", "der(b1.y)", "der(b2.x)", "der(b2.y)"};
+    for (const std::string& method : {std::string("hmm-shake"), std::string("hmm-rattle")}) {
+        INFO(method);
+        const Fmu fmu =
+            export_fmu(pendulum, "double_pendulum_" + method, "--method " + method + " --stop 0.5");
+        const Result r = host(fmu, "run 8 0.025 0.5");
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        const auto trajectory = rows(r.output);
+        REQUIRE(trajectory.size() == 21);
+        require_same_bits(trajectory,
+                          reference(pendulum, "double_pendulum_" + method,
+                                    "--method " + method + " --stop 0.5 --every 2"),
+                          columns);
+        // on the rods: |b1| = l1 = 0.2 (the constraint tolerance, 1e-12)
+        for (const auto& row : trajectory) {
+            REQUIRE(std::hypot(row[1], row[2]) == Approx(0.2).margin(1e-11));
+            REQUIRE(std::hypot(row[3] - row[1], row[4] - row[2]) == Approx(0.1).margin(1e-11));
+        }
+    }
+}
+
+TEST_CASE("a stroboscopic-averaging FMU steps to mdl run's numbers (strobo, rk4 macro)") {
+    const std::string kapitza = model("kapitza_eps.mdl");
+    const Fmu fmu = export_fmu(kapitza, "kapitza_strobo", "--step 0.05");
+    const Result r = host(fmu, "run 2 0.1 1");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    const auto trajectory = rows(r.output);
+    REQUIRE(trajectory.size() == 11);
+    require_same_bits(trajectory, reference(kapitza, "kapitza_strobo", "--step 0.05 --every 2"),
+                      {"q", "der(q)"});
 }
 
 TEST_CASE("mdl export: a missing compiler, cvode and an unwritable FMU are one-line errors") {
@@ -299,4 +397,219 @@ TEST_CASE("mdl export: a missing compiler, cvode and an unwritable FMU are one-l
     CHECK(r.status == 4);
     CHECK(r.output.find("mdl export: error: writing") != std::string::npos);
     CHECK(!fs::exists(out));
+}
+
+TEST_CASE("events in Model Exchange: the importer's RK4 with indicator sign changes sees the "
+          "bouncing ball's impacts at the closed-form times") {
+    const Fmu fmu = export_fmu(model("bouncing_ball.mdl"), "ball_me", "");
+    // states (b.y, der(b.y)), one indicator; RK4 h = 1e-3, each crossing bisected to 1e-14
+    const Result r = host(fmu, "events 2 1 1e-3 2");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    std::vector<double> impacts;
+    std::stringstream in(r.output);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.starts_with("event,")) {
+            impacts.push_back(std::stod(line.substr(6)));
+        }
+    }
+    // t1 = sqrt(2 h/g), t_{k+1} = t_k + 2 e^k v1/g with v1 = g t1 (models/bouncing_ball.mdl)
+    const double g = 9.81, e = 0.8, t1 = std::sqrt(2.0 / g);
+    const double expected[] = {t1, t1 * (1 + 2 * e), t1 * (1 + 2 * e + 2 * e * e)};
+    REQUIRE(impacts.size() == 3); // the fourth, at 2.214, is after t = 2
+    for (std::size_t k = 0; k < 3; ++k) {
+        INFO("impact " << k + 1);
+        REQUIRE(impacts[k] == Approx(expected[k]).margin(1e-9));
+    }
+}
+
+TEST_CASE("a stiff-HMM FMU steps to mdl run's numbers (hmm-stiff, rk4 and dopri5 macro)") {
+    const std::vector<std::string> columns = {"b1.x",      "b1.y",      "b2.x",      "b2.y",
+                                              "der(b1.x)", "der(b1.y)", "der(b2.x)", "der(b2.y)"};
+    // rk4 macro, H = 1/32, communication step 2 H
+    const std::string springs = model("stiff_springs.mdl");
+    Fmu fmu = export_fmu(springs, "stiff_springs", "--stop 2");
+    Result r = host(fmu, "run 8 0.0625 2");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    require_same_bits(rows(r.output), reference(springs, "stiff_springs", "--stop 2 --every 2"),
+                      columns);
+    // dopri5 macro with output interval 0.25 (the annotation's Interval): communication step 0.25
+    const std::string springs_ii = model("stiff_springs_ii.mdl");
+    fmu = export_fmu(springs_ii, "stiff_springs_ii", "--stop 2");
+    r = host(fmu, "run 8 0.25 2");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    require_same_bits(rows(r.output), reference(springs_ii, "stiff_springs_ii", "--stop 2"),
+                      columns);
+}
+
+// mdl export --c-library DIR: a C program linked against libNAME.a (with -lstdc++ -lm) or
+// libNAME.so, with no LLVM and no libmdl on its link line, runs the model to mdl run's numbers.
+
+namespace {
+
+// Builds tests/fmi/c_library_main.c against the library in `dir` with `link` (the library and
+// what it needs); returns the program's path. The link command is checked: no LLVM, no libmdl.
+std::string c_program(const fs::path& dir, const std::string& model_name, const std::string& name,
+                      const std::string& link) {
+    const std::string program = (dir / name).string();
+    const std::string command = "cc -std=c99 -Wall -Wextra -Werror -o " + program + " " +
+                                std::string(MDL_SOURCE_DIR) + "/tests/fmi/c_library_main.c -I " +
+                                dir.string() + " -DMODEL=" + model_name + " '-DMODEL_HEADER=\"" +
+                                model_name + ".h\"' " + link;
+    INFO(command);
+    REQUIRE(command.find("LLVM") == std::string::npos);
+    REQUIRE(command.find("libmdl") == std::string::npos);
+    REQUIRE(command.find("-lmdl") == std::string::npos);
+    const Result r = run_command(command);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    return program;
+}
+
+// The NEEDED entries of an ELF file (readelf -d).
+std::string needed(const std::string& file) {
+    const Result r = run_command("readelf -d " + file + " | grep NEEDED");
+    return r.output;
+}
+
+} // namespace
+
+TEST_CASE("mdl export --c-library: a C program linked without LLVM reproduces mdl run to the "
+          "last bit (static and shared library)") {
+    const fs::path dir = work_dir() / "c_library";
+    fs::remove_all(dir);
+    const Result exported = mdl("export " + oscillator + " --c-library " + dir.string() +
+                                " --method verlet --step 1e-3");
+    INFO(exported.output);
+    REQUIRE(exported.status == 0);
+    for (const char* file :
+         {"libHarmonicOscillator.a", "libHarmonicOscillator.so", "HarmonicOscillator.h"}) {
+        REQUIRE(fs::is_regular_file(dir / file));
+    }
+    const CsvNumbers run =
+        reference(oscillator, "c_library", "--method verlet --step 1e-3 --stop 1 --every 10");
+    const std::string stat =
+        c_program(dir, "HarmonicOscillator", "static",
+                  (dir / "libHarmonicOscillator.a").string() + " -lstdc++ -lm");
+    const std::string shared =
+        c_program(dir, "HarmonicOscillator", "shared",
+                  "-L " + dir.string() + " -lHarmonicOscillator -Wl,-rpath," + dir.string());
+    for (const std::string& program : {stat, shared}) {
+        INFO(program);
+        const Result r = run_command(program + " 1 0.01");
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        CHECK(r.output.find("log: columns t,q,der(q)") != std::string::npos);
+        const auto trajectory = rows(r.output);
+        REQUIRE(trajectory.size() == 101);
+        require_same_bits(trajectory, run, {"q", "der(q)"});
+    }
+    // neither program nor the shared library needs LLVM or libmdl: libc, libm (libstdc++ for
+    // the program linked with the archive)
+    for (const std::string& file : {stat, shared, (dir / "libHarmonicOscillator.so").string()}) {
+        const std::string libraries = needed(file);
+        INFO(file << ": " << libraries);
+        CHECK(libraries.find("LLVM") == std::string::npos);
+        CHECK(libraries.find("libmdl") == std::string::npos);
+    }
+    CHECK(needed((dir / "libHarmonicOscillator.so").string()).find("libstdc++") ==
+          std::string::npos);
+    // only HarmonicOscillator_* is global in the archive: the runtime's symbols stay inside
+    const Result symbols =
+        run_command("nm -g --defined-only " + (dir / "libHarmonicOscillator.a").string() +
+                    " | grep -v ':$' | grep -v '^$' | grep -v ' HarmonicOscillator_'");
+    INFO(symbols.output);
+    CHECK(symbols.output.empty());
+    // a parameter set by name: k = 2 is mdl run -p k=2; an unknown one is an error message
+    const CsvNumbers soft = reference(oscillator, "c_library_k2",
+                                      "--method verlet --step 1e-3 --stop 1 --every 10 -p k=2");
+    require_same_bits(rows(run_command(stat + " 1 0.01 k=2").output), soft, {"q", "der(q)"});
+    const Result unknown = run_command(stat + " 1 0.01 spring=2");
+    CHECK(unknown.status == 1);
+    CHECK(unknown.output.find("error: no parameter 'spring' (the parameters: m, k, q0, v0)") !=
+          std::string::npos);
+}
+
+TEST_CASE("mdl export --c-library with a multiscale method: HMM on the Kapitza pendulum") {
+    const fs::path dir = work_dir() / "c_library_hmm";
+    fs::remove_all(dir);
+    const std::string kapitza = model("kapitza.mdl");
+    const Result exported = mdl("export " + kapitza + " --c-library " + dir.string());
+    INFO(exported.output);
+    REQUIRE(exported.status == 0);
+    const std::string program =
+        c_program(dir, "Kapitza", "kapitza", (dir / "libKapitza.a").string() + " -lstdc++ -lm");
+    const Result r = run_command(program + " 1 0.025");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    require_same_bits(rows(r.output), reference(kapitza, "c_library_hmm", "--every 2"),
+                      {"q", "der(q)"});
+    // an output interval that is not a multiple of H: the run fails naming both
+    const Result refused = run_command(program + " 1 0.01");
+    CHECK(refused.status == 1);
+    CHECK(refused.output.find("the communication step h = 0.01 is not a multiple of the macro "
+                              "step H = 0.0125 of hmm") != std::string::npos);
+}
+
+TEST_CASE("events in a Co-Simulation FMU: the bouncing ball (dopri5, rk4) bounces at mdl run's "
+          "times and at the closed-form ones") {
+    const std::string ball = model("bouncing_ball.mdl");
+    struct Case {
+        std::string name, export_arguments, run_arguments;
+        double tolerance; // of the FMU's rows against mdl run's at the same times
+    };
+    const Case cases[] = {
+        {"ball_dopri5", "", "--stop 2", 1e-9}, // the annotation's dopri5, rtol 1e-10
+        {"ball_rk4", "--method rk4 --step 1e-3", "--method rk4 --step 1e-3 --stop 2", 1e-10}};
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const Fmu fmu = export_fmu(ball, c.name, c.export_arguments);
+        const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
+        CHECK(xml.output.find("numberOfEventIndicators=\"1\"") != std::string::npos);
+        const Result r = host(fmu, "run 2 0.01 2");
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        const auto trajectory = rows(r.output);
+        REQUIRE(trajectory.size() == 201);
+        // mdl run's rows between events (the event rows have the event's name)
+        const fs::path csv = work_dir() / (c.name + ".csv");
+        REQUIRE(mdl("run " + ball + " -q -o " + csv.string() + " " + c.run_arguments).status == 0);
+        const CsvTable table(csv);
+        std::vector<std::vector<double>> run;
+        for (const auto& cells : table.rows) {
+            if (cells.back().empty()) {
+                run.push_back({std::stod(cells[0]), std::stod(cells[1]), std::stod(cells[2])});
+            }
+        }
+        std::size_t next = 0;
+        for (const auto& row : trajectory) {
+            while (next < run.size() && run[next][0] < row[0] - 1e-9) {
+                ++next;
+            }
+            INFO("t = " << row[0]);
+            REQUIRE(next < run.size());
+            REQUIRE(run[next][0] == Approx(row[0]).margin(1e-9));
+            REQUIRE(row[1] == Approx(run[next][1]).margin(c.tolerance));
+            REQUIRE(row[2] == Approx(run[next][2]).margin(c.tolerance));
+        }
+        // the closed form (models/bouncing_ball.mdl): the first impact at t1 = sqrt(2 h/g), then
+        // y = v1 (t - t1) - g/2 (t - t1)^2 with v1 = e g t1 until t2 = t1 + 2 v1/g
+        const double g = 9.81, e = 0.8, t1 = std::sqrt(2.0 / g), v1 = e * g * t1,
+                     t2 = t1 + 2 * v1 / g;
+        std::size_t checked = 0;
+        for (const auto& row : trajectory) {
+            const double s = row[0] - t1;
+            if (row[0] < t1) {
+                REQUIRE(row[1] == Approx(1.0 - 0.5 * g * row[0] * row[0]).margin(1e-11));
+            } else if (row[0] < t2) {
+                REQUIRE(row[1] == Approx(v1 * s - 0.5 * g * s * s).margin(1e-11));
+                REQUIRE(row[2] == Approx(v1 - g * s).margin(1e-11));
+                ++checked;
+            }
+        }
+        REQUIRE(checked == 72); // t = 0.46 .. 1.17
+    }
 }

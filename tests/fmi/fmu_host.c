@@ -12,6 +12,8 @@
  *       prints "t,outputs of the first,outputs of the second"
  *   fmu_host FMU IDENTIFIER GUID threads OUTPUTS H STOP VR VALUE1 VALUE2
  *       as two, each instance stepped on its own thread at the same time; prints the last row
+ *   fmu_host FMU IDENTIFIER GUID refuse OUTPUTS H STOP BAD
+ *       as run, after a first fmi2DoStep(0, BAD) that must return fmi2Error and change nothing
  *   fmu_host FMU IDENTIFIER GUID tune OUTPUTS H STOP VR VALUE AT
  *       as run, and sets parameter VR to VALUE between the steps once t reaches AT
  *   fmu_host FMU IDENTIFIER GUID states
@@ -19,6 +21,12 @@
  *   fmu_host FMU IDENTIFIER GUID me STATES H STOP
  *       Model Exchange: classical RK4 with step H on the FMU's derivatives (fmi2SetTime,
  *       fmi2SetContinuousStates, fmi2GetDerivatives), printing "t,outputs" at STOP
+ *   fmu_host FMU IDENTIFIER GUID events STATES INDICATORS H STOP
+ *       Model Exchange with events: classical RK4 with step H; after each step the event
+ *       indicators' signs: one going from < 0 to >= 0 is located by bisection of the step (to
+ *       1e-14), the state there handed to the FMU in event mode (fmi2NewDiscreteStates until
+ *       done, then fmi2GetContinuousStates), and the integration goes on from there; prints
+ *       "event,t" at each event and "t,x..." at STOP
  *   fmu_host FMU IDENTIFIER GUID jacobian UNKNOWN KNOWN...
  *       Model Exchange: fmi2GetDirectionalDerivative of UNKNOWN for a unit change of each
  *       KNOWN at the start, printed "d1,d2,..."
@@ -264,6 +272,32 @@ static int wrong_states(const char* guid) {
     return 0;
 }
 
+/* Model Exchange: one classical RK4 step of size h from (t, x) into out, on the FMU's derivatives
+ */
+static void rk4_step(fmi2Component c, size_t nx, double t, const double* x, double h, double* out) {
+    double k[4][64], y[64];
+    const double offsets[4] = {0.0, 0.5, 0.5, 1.0};
+    for (int s = 0; s < 4; ++s) {
+        for (size_t i = 0; i < nx; ++i) {
+            y[i] = s == 0 ? x[i] : x[i] + offsets[s] * h * k[s - 1][i];
+        }
+        check(p_fmi2SetTime(c, t + offsets[s] * h), "fmi2SetTime");
+        check(p_fmi2SetContinuousStates(c, y, nx), "fmi2SetContinuousStates");
+        check(p_fmi2GetDerivatives(c, k[s], nx), "fmi2GetDerivatives");
+    }
+    for (size_t i = 0; i < nx; ++i) {
+        out[i] = x[i] + h / 6.0 * (k[0][i] + 2.0 * k[1][i] + 2.0 * k[2][i] + k[3][i]);
+    }
+}
+
+/* the event indicators at (t, x) */
+static void indicators_at(fmi2Component c, size_t nx, size_t ng, double t, const double* x,
+                          double* g) {
+    check(p_fmi2SetTime(c, t), "fmi2SetTime");
+    check(p_fmi2SetContinuousStates(c, x, nx), "fmi2SetContinuousStates");
+    check(p_fmi2GetEventIndicators(c, g, ng), "fmi2GetEventIndicators");
+}
+
 /* one instance stepped to the end on its own thread */
 struct Run {
     fmi2Component c;
@@ -339,6 +373,81 @@ int main(int argc, char** argv) {
         dlclose(library);
         return 0;
     }
+    if (strcmp(mode, "events") == 0 && argc == 9) {
+        const size_t nx = (size_t)atol(argv[5]), ng = (size_t)atol(argv[6]);
+        const double h = atof(argv[7]), stop = atof(argv[8]);
+        fmi2Component c = p_fmi2Instantiate("events", fmi2ModelExchange, guid, "", &callbacks,
+                                            fmi2False, fmi2False);
+        if (c == NULL || nx > 64 || ng > 64) {
+            fail("fmi2Instantiate (Model Exchange)");
+        }
+        check(p_fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2True, stop), "fmi2SetupExperiment");
+        check(p_fmi2EnterInitializationMode(c), "fmi2EnterInitializationMode");
+        check(p_fmi2ExitInitializationMode(c), "fmi2ExitInitializationMode");
+        fmi2EventInfo info;
+        check(p_fmi2NewDiscreteStates(c, &info), "fmi2NewDiscreteStates");
+        check(p_fmi2EnterContinuousTimeMode(c), "fmi2EnterContinuousTimeMode");
+        double x[64], g0[64], g1[64], trial[64];
+        check(p_fmi2GetContinuousStates(c, x, nx), "fmi2GetContinuousStates");
+        check(p_fmi2GetEventIndicators(c, g0, ng), "fmi2GetEventIndicators");
+        double t = 0.0;
+        int events = 0;
+        while (t < stop - 1e-12 && events < 1000) {
+            const double step = t + h > stop ? stop - t : h;
+            rk4_step(c, nx, t, x, step, trial);
+            indicators_at(c, nx, ng, t + step, trial, g1);
+            size_t k = 0;
+            while (k < ng && !(g0[k] < 0.0 && g1[k] >= 0.0)) {
+                ++k;
+            }
+            if (k == ng) { /* no event: the step is accepted */
+                memcpy(x, trial, nx * sizeof x[0]);
+                t += step;
+                fmi2Boolean enter = fmi2True, terminate = fmi2True;
+                check(p_fmi2CompletedIntegratorStep(c, fmi2True, &enter, &terminate),
+                      "fmi2CompletedIntegratorStep");
+                memcpy(g0, g1, ng * sizeof g0[0]);
+                continue;
+            }
+            /* bisection of the step for the first crossing of indicator k */
+            double a = 0.0, b = step;
+            while (b - a > 1e-14) {
+                const double m = 0.5 * (a + b);
+                rk4_step(c, nx, t, x, m, trial);
+                indicators_at(c, nx, ng, t + m, trial, g1);
+                if (g1[k] >= 0.0) {
+                    b = m;
+                } else {
+                    a = m;
+                }
+            }
+            rk4_step(c, nx, t, x, b, trial);
+            t += b;
+            check(p_fmi2SetTime(c, t), "fmi2SetTime");
+            check(p_fmi2SetContinuousStates(c, trial, nx), "fmi2SetContinuousStates");
+            check(p_fmi2EnterEventMode(c), "fmi2EnterEventMode");
+            do {
+                check(p_fmi2NewDiscreteStates(c, &info), "fmi2NewDiscreteStates");
+            } while (info.newDiscreteStatesNeeded && !info.terminateSimulation);
+            if (!info.valuesOfContinuousStatesChanged) {
+                fail("fmi2NewDiscreteStates fired no event at the indicator's crossing");
+            }
+            check(p_fmi2GetContinuousStates(c, x, nx), "fmi2GetContinuousStates");
+            check(p_fmi2GetEventIndicators(c, g0, ng), "fmi2GetEventIndicators");
+            check(p_fmi2EnterContinuousTimeMode(c), "fmi2EnterContinuousTimeMode");
+            printf("event,%.17g\n", t);
+            ++events;
+        }
+        printf("%.17g", t);
+        for (size_t i = 0; i < nx; ++i) {
+            printf(",%.17g", x[i]);
+        }
+        printf("\n");
+        check(p_fmi2Terminate(c), "fmi2Terminate");
+        p_fmi2FreeInstance(c);
+        dlclose(library);
+        return 0;
+    }
     if (strcmp(mode, "me") == 0 && argc == 8) {
         /* Model Exchange: classical RK4 with step H on the FMU's derivatives, from 0 to STOP;
          * prints "t,x..." at the end */
@@ -401,7 +510,7 @@ int main(int argc, char** argv) {
     const size_t outputs = (size_t)atol(argv[5]);
     const double h = atof(argv[6]), stop = atof(argv[7]);
     const long steps = lround(stop / h);
-    if (strcmp(mode, "run") == 0 || strcmp(mode, "tune") == 0) {
+    if (strcmp(mode, "run") == 0 || strcmp(mode, "tune") == 0 || strcmp(mode, "refuse") == 0) {
         fmi2ValueReference vr[64];
         double values[64];
         size_t nset = 0;
@@ -414,6 +523,10 @@ int main(int argc, char** argv) {
             tune_vr = (fmi2ValueReference)atol(argv[8]);
             tune_value = atof(argv[9]);
             tune_at = atof(argv[10]);
+        } else if (strcmp(mode, "refuse") == 0) {
+            if (argc != 9) {
+                return 2;
+            }
         } else {
             for (int i = 8; i < argc && nset < 64; ++i, ++nset) {
                 vr[nset] = (fmi2ValueReference)atol(argv[i]);
@@ -421,6 +534,10 @@ int main(int argc, char** argv) {
             }
         }
         fmi2Component c = start(guid, "run", stop, nset, vr, values);
+        if (strcmp(mode, "refuse") == 0) {
+            expect_error(p_fmi2DoStep(c, 0.0, atof(argv[8]), fmi2True),
+                         "fmi2DoStep to a time the FMU cannot reach");
+        }
         printf("0");
         print_outputs(c, outputs);
         printf("\n");
