@@ -197,10 +197,10 @@ int sweep(const SweepOptions& o) {
     if (mpi) {
         outcomes = mpi->run(
             runner, o.distribute == "static" ? Distribution::static_blocks : Distribution::dynamic,
-            jobs, progress);
+            o.isolation == "process" ? Isolation::processes : Isolation::threads, jobs, progress);
     }
 #endif
-    const bool processes = ranks == 1 && o.isolation == "process";
+    const bool processes = o.isolation == "process";
     if (ranks == 1 && outcomes.empty()) {
         std::atomic<std::size_t> counter{0};
         std::vector<std::optional<RunOutcome>> results(grid.size());
@@ -259,6 +259,15 @@ int sweep(const SweepOptions& o) {
                                  "marked 'interrupted' in {}\n",
                                  signal_name(signal), outcomes.size() - interrupted,
                                  outcomes.size(), interrupted, summary.string());
+#ifdef MDL_HAVE_MPI
+        // under mpirun, SIGTERM is how the job ends when a rank has died
+        for (const std::string& rank : mpi ? mpi->silent_ranks() : std::vector<std::string>{}) {
+            std::cerr << fmt::format("mdl sweep: {} did not report its runs: it died or was "
+                                     "stopped (see mpirun's message); they are marked "
+                                     "'interrupted'\n",
+                                     rank);
+        }
+#endif
         return exit_status::interrupted(signal);
     }
     if (!o.quiet) {
@@ -321,8 +330,9 @@ std::function<int()> add_sweep_command(CLI::App& app) {
         ->check(CLI::IsMember({"static", "dynamic"}));
     cmd->add_option("--isolation", o->isolation,
                     "process (default): runs in worker processes, so a run that crashes or is "
-                    "killed is one failed row and the sweep goes on; thread: runs on threads of "
-                    "one process. Under mpirun each rank runs on threads")
+                    "killed is one failed row and the sweep goes on (under mpirun: the worker "
+                    "processes of each rank, so a crashing run does not end the MPI job); "
+                    "thread: runs on threads of one process")
         ->check(CLI::IsMember({"process", "thread"}));
     cmd->add_flag("--summary-only", o->summary_only,
                   "Write only summary.csv, no trajectory per run");
