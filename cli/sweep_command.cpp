@@ -118,6 +118,30 @@ void write_summary(const fs::path& path, const std::string& header,
     }
 }
 
+// Before the runs: a warning when their trajectory files may take more than 1 GB together
+// (the same count for every run: the grid varies parameters, not the step or the interval).
+// An adaptive method writing every step has no count known in advance: no warning.
+void warn_of_large_output(const CompiledModel& compiled, const SimulationSettings& settings,
+                          std::size_t runs, const std::string& directory) {
+    std::optional<OutputForecast> f;
+    try {
+        f = forecast_output(compiled, settings);
+    } catch (const std::invalid_argument&) {
+        return; // each run reports the setting
+    }
+    if (!f) {
+        return;
+    }
+    const double total = f->max_csv_bytes() * static_cast<double>(runs);
+    if (total > large_output_bytes) {
+        std::cerr << fmt::format(
+            "mdl sweep: warning: the {} runs will write {:.0f} rows of {} values each into '{}': "
+            "up to {:.3g} GB at {} bytes a value; --every N writes every N-th state, "
+            "--summary-only no trajectories\n",
+            runs, f->rows, f->columns, directory, total / 1e9, f->max_csv_value_bytes);
+    }
+}
+
 int sweep(const SweepOptions& o) {
     catch_interruptions();
     std::vector<SweepAxis> axes;
@@ -189,6 +213,9 @@ int sweep(const SweepOptions& o) {
         return 2;
     }
 
+    if (root && !o.summary_only) {
+        warn_of_large_output(compiled, o.simulation, grid.size(), o.output);
+    }
     SweepRunner runner(compiled, grid, o.simulation, directory, !o.summary_only);
     const bool show = root && !o.quiet && isatty(fileno(stderr)) != 0;
     SweepProgress progress(grid.size(), jobs, show);
