@@ -87,6 +87,16 @@ int run(const RunOptions& o) {
     const OutputLayout layout = output_layout(compiled);
     runtime::CsvWriter csv(*out, layout.columns, layout.events);
     double last_row = 0.0; // the time of the last row written
+    bool warned = false;
+    const ForecastObserver forecast = [&](const OutputForecast& f) {
+        if (!warned && f.max_csv_bytes() > large_output_bytes) {
+            warned = true; // not --quiet's to hide: the disk may fill
+            std::cerr << "mdl run: warning: "
+                      << describe_large_output(f, o.output.empty() ? "standard output"
+                                                                   : "'" + o.output + "'")
+                      << "\n";
+        }
+    };
     const SimulationStatistics result = simulate(
         compiled, o.simulation,
         [&](const OutputRow& row) {
@@ -94,7 +104,7 @@ int run(const RunOptions& o) {
             last_row = row.t;
             return true;
         },
-        update);
+        update, forecast);
     if (result.stopped) {
         progress.reset();
         // not --quiet's to hide: it says why the CSV ends before the stop time

@@ -92,4 +92,19 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
         ->group(strobo);
 }
 
+std::string describe_large_output(const OutputForecast& f, const std::string& output) {
+    const std::string size =
+        fmt::format("{:.0f} rows of {} values to {}: up to {:.3g} GB at {} bytes a value", f.rows,
+                    f.columns, output, f.max_csv_bytes() / 1e9, f.max_csv_value_bytes);
+    if (f.projected) {
+        return fmt::format("at the mean spacing of its first {} states, this adaptive run will "
+                           "write about {}; --step T writes a row every T time units, --every N "
+                           "every N-th state",
+                           f.states, size);
+    }
+    return fmt::format("this run will write {}; --every N writes every N-th state, --stop an "
+                       "earlier end",
+                       size);
+}
+
 } // namespace mdl::cli

@@ -118,6 +118,30 @@ void write_summary(const fs::path& path, const std::string& header,
     }
 }
 
+// Before the runs: a warning when their trajectory files may take more than 1 GB together
+// (the same count for every run: the grid varies parameters, not the step or the interval).
+// An adaptive method writing every step has no count known in advance: no warning.
+void warn_of_large_output(const CompiledModel& compiled, const SimulationSettings& settings,
+                          std::size_t runs, const std::string& directory) {
+    std::optional<OutputForecast> f;
+    try {
+        f = forecast_output(compiled, settings);
+    } catch (const std::invalid_argument&) {
+        return; // each run reports the setting
+    }
+    if (!f) {
+        return;
+    }
+    const double total = f->max_csv_bytes() * static_cast<double>(runs);
+    if (total > large_output_bytes) {
+        std::cerr << fmt::format(
+            "mdl sweep: warning: the {} runs will write {:.0f} rows of {} values each into '{}': "
+            "up to {:.3g} GB at {} bytes a value; --every N writes every N-th state, "
+            "--summary-only no trajectories\n",
+            runs, f->rows, f->columns, directory, total / 1e9, f->max_csv_value_bytes);
+    }
+}
+
 int sweep(const SweepOptions& o) {
     catch_interruptions();
     std::vector<SweepAxis> axes;
@@ -189,6 +213,9 @@ int sweep(const SweepOptions& o) {
         return 2;
     }
 
+    if (root && !o.summary_only) {
+        warn_of_large_output(compiled, o.simulation, grid.size(), o.output);
+    }
     SweepRunner runner(compiled, grid, o.simulation, directory, !o.summary_only);
     const bool show = root && !o.quiet && isatty(fileno(stderr)) != 0;
     SweepProgress progress(grid.size(), jobs, show);
@@ -197,10 +224,10 @@ int sweep(const SweepOptions& o) {
     if (mpi) {
         outcomes = mpi->run(
             runner, o.distribute == "static" ? Distribution::static_blocks : Distribution::dynamic,
-            jobs, progress);
+            o.isolation == "process" ? Isolation::processes : Isolation::threads, jobs, progress);
     }
 #endif
-    const bool processes = ranks == 1 && o.isolation == "process";
+    const bool processes = o.isolation == "process";
     if (ranks == 1 && outcomes.empty()) {
         std::atomic<std::size_t> counter{0};
         std::vector<std::optional<RunOutcome>> results(grid.size());
@@ -259,6 +286,15 @@ int sweep(const SweepOptions& o) {
                                  "marked 'interrupted' in {}\n",
                                  signal_name(signal), outcomes.size() - interrupted,
                                  outcomes.size(), interrupted, summary.string());
+#ifdef MDL_HAVE_MPI
+        // under mpirun, SIGTERM is how the job ends when a rank has died
+        for (const std::string& rank : mpi ? mpi->silent_ranks() : std::vector<std::string>{}) {
+            std::cerr << fmt::format("mdl sweep: {} did not report its runs: it died or was "
+                                     "stopped (see mpirun's message); they are marked "
+                                     "'interrupted'\n",
+                                     rank);
+        }
+#endif
         return exit_status::interrupted(signal);
     }
     if (!o.quiet) {
@@ -321,8 +357,9 @@ std::function<int()> add_sweep_command(CLI::App& app) {
         ->check(CLI::IsMember({"static", "dynamic"}));
     cmd->add_option("--isolation", o->isolation,
                     "process (default): runs in worker processes, so a run that crashes or is "
-                    "killed is one failed row and the sweep goes on; thread: runs on threads of "
-                    "one process. Under mpirun each rank runs on threads")
+                    "killed is one failed row and the sweep goes on (under mpirun: the worker "
+                    "processes of each rank, so a crashing run does not end the MPI job); "
+                    "thread: runs on threads of one process")
         ->check(CLI::IsMember({"process", "thread"}));
     cmd->add_flag("--summary-only", o->summary_only,
                   "Write only summary.csv, no trajectory per run");

@@ -1,9 +1,13 @@
 #include "sweep_mpi.hpp"
 
+#include "interruption.hpp"
+#include "sweep_workers.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <fmt/format.h>
+#include <map>
 #include <mpi.h>
 #include <mutex>
 #include <optional>
@@ -15,34 +19,42 @@ namespace mdl::cli {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 constexpr int tag = 1011;
 
-// One outcome as bytes: "index status message_size row_size\n" message row.
+// One outcome as bytes: "index status output_failed message_size row_size\n" message row.
 std::string serialize(std::size_t index, const RunOutcome& o) {
-    return fmt::format("{} {} {} {}\n", index, static_cast<int>(o.status), o.message.size(),
-                       o.row.size()) +
+    return fmt::format("{} {} {} {} {}\n", index, static_cast<int>(o.status),
+                       o.output_failed ? 1 : 0, o.message.size(), o.row.size()) +
            o.message + o.row;
 }
 
-// Appends the outcomes of `bytes` (serialize's, concatenated) to `out`.
-void deserialize(const std::string& bytes, std::vector<std::optional<RunOutcome>>& out) {
+// Appends the outcomes of `bytes` (serialize's, concatenated) to `out`; returns their indices.
+std::vector<std::size_t> deserialize(const std::string& bytes,
+                                     std::vector<std::optional<RunOutcome>>& out) {
+    std::vector<std::size_t> indices;
     std::size_t at = 0;
     while (at < bytes.size()) {
         std::size_t eol = bytes.find('\n', at);
         std::istringstream head(bytes.substr(at, eol - at));
         std::size_t index = 0, message = 0, row = 0;
-        int status = 0;
-        if (eol == std::string::npos || !(head >> index >> status >> message >> row) ||
-            index >= out.size() || eol + 1 + message + row > bytes.size()) {
+        int status = 0, output_failed = 0;
+        if (eol == std::string::npos ||
+            !(head >> index >> status >> output_failed >> message >> row) || index >= out.size() ||
+            eol + 1 + message + row > bytes.size()) {
             throw std::runtime_error("mdl sweep: garbled result message between MPI ranks");
         }
         RunOutcome o;
         o.status = static_cast<RunOutcome::Status>(status);
+        o.output_failed = output_failed != 0;
         o.message = bytes.substr(eol + 1, message);
         o.row = bytes.substr(eol + 1 + message, row);
         out[index] = std::move(o);
+        indices.push_back(index);
         at = eol + 1 + message + row;
     }
+    return indices;
 }
 
 void send(const std::string& bytes, int to) {
@@ -69,27 +81,43 @@ std::optional<std::string> try_receive(int from, int* source = nullptr) {
 }
 
 // Waits for a message politely: Open MPI's blocking calls spin on a core, which the ranks'
-// worker threads need.
-std::string receive(int from, int* source = nullptr) {
+// workers need. Once the sweep is interrupted, waits at most twice
+// give_up_after_interruption (the sender may have died): nullopt then.
+std::optional<std::string> receive(int from, int* source = nullptr) {
+    std::optional<Clock::time_point> give_up;
     while (true) {
         if (auto bytes = try_receive(from, source)) {
-            return *bytes;
+            return bytes;
+        }
+        if (interruption_signal() != 0) {
+            const auto now = Clock::now();
+            if (!give_up) {
+                give_up = now + 2 * give_up_after_interruption;
+            } else if (now > *give_up) {
+                return std::nullopt;
+            }
         }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
 }
 
-std::vector<RunOutcome> complete(std::vector<std::optional<RunOutcome>> results) {
-    std::vector<RunOutcome> out;
-    out.reserve(results.size());
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        if (!results[i]) {
-            throw std::runtime_error(fmt::format("mdl sweep: no result for run {}", i));
+// Whether rank 0 should stop waiting for the other ranks: interrupted, and waited long enough.
+class Patience {
+public:
+    bool exhausted() {
+        if (interruption_signal() == 0) {
+            return false;
         }
-        out.push_back(std::move(*results[i]));
+        const auto now = Clock::now();
+        if (!give_up_) {
+            give_up_ = now + give_up_after_interruption;
+        }
+        return now > *give_up_;
     }
-    return out;
-}
+
+private:
+    std::optional<Clock::time_point> give_up_;
+};
 
 } // namespace
 
@@ -102,7 +130,11 @@ MpiSweep::MpiSweep() {
 }
 
 MpiSweep::~MpiSweep() {
-    MPI_Finalize();
+    // MPI_Finalize waits for every rank, also one that died: when interrupted (mpirun ending
+    // the job, or Ctrl-C), each rank leaves without it once its rows are sent or written.
+    if (interruption_signal() == 0) {
+        MPI_Finalize();
+    }
 }
 
 bool MpiSweep::broadcast(bool ok) const {
@@ -112,9 +144,63 @@ bool MpiSweep::broadcast(bool ok) const {
 }
 
 std::vector<RunOutcome> MpiSweep::run(const SweepRunner& runner, Distribution distribution,
-                                      std::size_t jobs, SweepProgress& progress) {
+                                      Isolation isolation, std::size_t jobs,
+                                      SweepProgress& progress) {
+    isolation_ = isolation;
     return distribution == Distribution::dynamic ? run_dynamic(runner, jobs, progress)
                                                  : run_static(runner, jobs, progress);
+}
+
+void MpiSweep::execute(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
+                       const RunDone& done, SweepProgress& progress,
+                       const std::function<void()>& idle) {
+    // rank 0 serving the other ranks (`idle`) answers within a millisecond
+    if (isolation_ == Isolation::processes) {
+        run_in_processes(runner, jobs, next, done, progress,
+                         std::chrono::milliseconds(idle ? 1 : 100), idle,
+                         fmt::format(" on rank {}", rank_));
+    } else {
+        run_on_threads(runner, jobs, next, done, progress, idle,
+                       idle ? std::chrono::microseconds(500) : std::chrono::milliseconds(100));
+    }
+}
+
+std::vector<RunOutcome> MpiSweep::complete(const SweepRunner& runner,
+                                           std::vector<std::optional<RunOutcome>> results,
+                                           const std::vector<int>& owner) {
+    std::map<int, std::vector<std::size_t>> unreported;
+    std::vector<RunOutcome> out;
+    out.reserve(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        if (results[i]) {
+            out.push_back(std::move(*results[i]));
+            continue;
+        }
+        const int signal = interruption_signal();
+        if (signal == 0) {
+            throw std::runtime_error(fmt::format("mdl sweep: no result for run {}", i));
+        }
+        if (owner[i] < 0) {
+            out.push_back(runner.not_started(i, signal));
+            continue;
+        }
+        unreported[owner[i]].push_back(i);
+        out.push_back(runner.lost(
+            i, RunOutcome::Status::interrupted,
+            fmt::format("interrupted by {}: rank {}, which had the run, did not report it (under "
+                        "mpirun, a rank that died: see mpirun's message)",
+                        signal_name(signal), owner[i]),
+            0.0));
+    }
+    for (const auto& [rank, runs] : unreported) {
+        std::string list;
+        for (std::size_t i : runs) {
+            list += (list.empty() ? "" : ", ") + std::to_string(i);
+        }
+        silent_.push_back(
+            fmt::format("rank {} (run{} {})", rank, runs.size() == 1 ? "" : "s", list));
+    }
+    return out;
 }
 
 std::vector<RunOutcome> MpiSweep::run_static(const SweepRunner& runner, std::size_t jobs,
@@ -124,6 +210,9 @@ std::vector<RunOutcome> MpiSweep::run_static(const SweepRunner& runner, std::siz
     std::vector<std::optional<RunOutcome>> results(n);
     std::mutex mutex;
     NextRun next = [&]() -> std::optional<std::size_t> {
+        if (interruption_signal() != 0) { // the runs not started stay so
+            return std::nullopt;
+        }
         std::size_t i = counter.fetch_add(ranks);
         return i < n ? std::optional(i) : std::nullopt;
     };
@@ -131,7 +220,7 @@ std::vector<RunOutcome> MpiSweep::run_static(const SweepRunner& runner, std::siz
         std::lock_guard lock(mutex);
         results[index] = std::move(outcome);
     };
-    run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
+    execute(runner, jobs, next, done, progress, {});
     if (rank_ != 0) {
         std::string bytes;
         for (std::size_t i = 0; i < n; ++i) {
@@ -142,35 +231,56 @@ std::vector<RunOutcome> MpiSweep::run_static(const SweepRunner& runner, std::siz
         send(bytes, 0);
         return {};
     }
-    for (int r = 1; r < size_; ++r) {
-        deserialize(receive(r), results);
+    std::vector<bool> reported(ranks, false);
+    reported[0] = true;
+    int waiting = size_ - 1;
+    Patience patience;
+    while (waiting > 0 && !patience.exhausted()) {
+        int source = 0;
+        if (auto bytes = try_receive(MPI_ANY_SOURCE, &source)) {
+            deserialize(*bytes, results);
+            reported[static_cast<std::size_t>(source)] = true;
+            --waiting;
+            continue;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    return complete(std::move(results));
+    std::vector<int> owner(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!reported[i % ranks]) {
+            owner[i] = static_cast<int>(i % ranks);
+        }
+    }
+    return complete(runner, std::move(results), owner);
 }
 
-// Messages to rank 0: "Q" asks for a run, "R" + serialize(...) returns one; rank 0 answers
-// each "Q" with the index of the next run or "-1" when there is none left.
+// Messages to rank 0: "Q" asks for a run, "R" + serialize(...) returns one, "D" says the rank
+// has finished; rank 0 answers each "Q" with the index of the next run or "-1" when there is
+// none left.
 std::vector<RunOutcome> MpiSweep::run_dynamic(const SweepRunner& runner, std::size_t jobs,
                                               SweepProgress& progress) {
     const std::size_t n = runner.size();
     if (rank_ != 0) {
-        if (!threads_may_call_mpi_) {
+        const bool main_thread_only = isolation_ == Isolation::threads && !threads_may_call_mpi_;
+        if (main_thread_only) {
             jobs = 1; // one thread, which may call MPI: the main thread waits meanwhile
         }
-        int threads = static_cast<int>(jobs);
-        MPI_Gather(&threads, 1, MPI_INT, nullptr, 0, MPI_INT, 0, MPI_COMM_WORLD);
         std::mutex mpi; // MPI_THREAD_SERIALIZED: one call at a time
         NextRun next = [&]() -> std::optional<std::size_t> {
             std::lock_guard lock(mpi);
+            if (interruption_signal() != 0) {
+                return std::nullopt;
+            }
             send("Q", 0);
-            long long index = std::stoll(receive(0));
+            const std::optional<std::string> answer = receive(0);
+            const long long index = answer ? std::stoll(*answer) : -1;
             return index >= 0 ? std::optional(static_cast<std::size_t>(index)) : std::nullopt;
         };
         RunDone done = [&](std::size_t index, RunOutcome outcome) {
             std::lock_guard lock(mpi);
             send("R" + serialize(index, outcome), 0);
         };
-        if (jobs == 1 && !threads_may_call_mpi_) {
+        if (main_thread_only) {
             // without MPI_THREAD_SERIALIZED, the thread calling MPI must be the main thread
             while (auto index = next()) {
                 std::atomic<double>* fraction = progress.slot(0);
@@ -180,22 +290,21 @@ std::vector<RunOutcome> MpiSweep::run_dynamic(const SweepRunner& runner, std::si
                 progress.finished(status);
             }
         } else {
-            run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
+            execute(runner, jobs, next, done, progress, {});
         }
+        send("D", 0);
         return {};
     }
 
-    std::vector<int> threads(static_cast<std::size_t>(size_));
-    int own = 0;
-    MPI_Gather(&own, 1, MPI_INT, threads.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::size_t outstanding = 0; // remote threads not yet told that no run is left
-    for (int r = 1; r < size_; ++r) {
-        outstanding += static_cast<std::size_t>(threads[static_cast<std::size_t>(r)]);
-    }
     std::atomic<std::size_t> counter{0};
     std::vector<std::optional<RunOutcome>> results(n);
+    std::vector<int> owner(n, -1); // the rank a run was handed to, when not rank 0
+    int finished = 1;              // ranks that have said "D"; rank 0 itself
     std::mutex mutex;
     auto take = [&]() -> std::optional<std::size_t> {
+        if (interruption_signal() != 0) {
+            return std::nullopt;
+        }
         std::size_t i = counter.fetch_add(1);
         return i < n ? std::optional(i) : std::nullopt;
     };
@@ -207,31 +316,32 @@ std::vector<RunOutcome> MpiSweep::run_dynamic(const SweepRunner& runner, std::si
     auto serve = [&] {
         int source = 0;
         while (auto message = try_receive(MPI_ANY_SOURCE, &source)) {
-            if (!message->empty() && (*message)[0] == 'R') {
+            const char kind = message->empty() ? 'Q' : (*message)[0];
+            if (kind == 'R') {
                 std::vector<std::optional<RunOutcome>> one(n);
-                deserialize(message->substr(1), one);
-                for (std::size_t i = 0; i < n; ++i) {
-                    if (one[i]) {
-                        progress.finished(one[i]->status);
-                        done(i, std::move(*one[i]));
-                    }
+                for (std::size_t i : deserialize(message->substr(1), one)) {
+                    progress.finished(one[i]->status);
+                    done(i, std::move(*one[i]));
                 }
-                continue;
-            }
-            auto index = take();
-            send(index ? std::to_string(*index) : "-1", source);
-            if (!index) {
-                --outstanding;
+            } else if (kind == 'D') {
+                ++finished;
+            } else {
+                auto index = take();
+                if (index) {
+                    owner[*index] = source;
+                }
+                send(index ? std::to_string(*index) : "-1", source);
             }
         }
     };
-    run_on_threads(runner, jobs, take, done, progress, serve, std::chrono::microseconds(500));
-    while (outstanding > 0) {
+    execute(runner, jobs, take, done, progress, serve);
+    Patience patience;
+    while (finished < size_ && !patience.exhausted()) {
         serve();
         progress.draw();
         std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    return complete(std::move(results));
+    return complete(runner, std::move(results), owner);
 }
 
 } // namespace mdl::cli

@@ -11,7 +11,9 @@
 #include <charconv>
 #include <cmath>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
@@ -177,6 +179,13 @@ SweepRunner::SweepRunner(const CompiledModel& compiled, SweepGrid grid, Simulati
     constrained_ = model.constrained();
     energy_ = model.conservative(); // as the CSV writer decides; independent of the parameters
     events_ = model.has_events();
+    if (const char* crash = std::getenv("MDL_INJECT_SWEEP_CRASH")) {
+        char* end = nullptr;
+        const unsigned long long run = std::strtoull(crash, &end, 10);
+        if (end != crash && *end == '\0') {
+            crash_run_ = static_cast<std::size_t>(run);
+        }
+    }
 }
 
 std::string SweepRunner::header() const {
@@ -231,6 +240,9 @@ SweepRunner::Metrics SweepRunner::no_rows() const {
 }
 
 RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) const {
+    if (crash_run_ == index) {
+        ::raise(SIGKILL);
+    }
     const auto point = grid_.point(index);
     Metrics metrics = no_rows();
     RunOutcome outcome;

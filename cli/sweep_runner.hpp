@@ -72,6 +72,10 @@ private:
     bool trajectories_;
     std::size_t positions_, states_, constraints_;
     bool constrained_, energy_, events_;
+    // Fault injection for the tests (tests/cli/sweep_test.cpp): MDL_INJECT_SWEEP_CRASH=<run>
+    // makes the process that starts that run kill itself with SIGKILL, as a kernel that traps
+    // or the out-of-memory killer would end it.
+    std::optional<std::size_t> crash_run_;
 };
 
 // Runs and failures counted so far, drawn on stderr as a progress bar when enabled (stderr a

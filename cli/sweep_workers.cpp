@@ -125,22 +125,22 @@ struct Worker {
 };
 
 // Why a worker process ended, for the row of the run it was running.
-std::string death(int status) {
+std::string death(int status, const std::string& where) {
     if (WIFSIGNALED(status)) {
         const int signal = WTERMSIG(status);
         const char* abbreviation = sigabbrev_np(signal);
         const char* description = strsignal(signal);
-        return fmt::format("the process running it was killed by {} ({}); the sweep went on",
-                           abbreviation ? std::string("SIG") + abbreviation
-                                        : fmt::format("signal {}", signal),
-                           description ? description : "unknown signal");
+        return fmt::format(
+            "the process running it{} was killed by {} ({}); the sweep went on", where,
+            abbreviation ? std::string("SIG") + abbreviation : fmt::format("signal {}", signal),
+            description ? description : "unknown signal");
     }
     if (WIFEXITED(status)) {
-        return fmt::format("the process running it exited with status {} before reporting the "
-                           "run; the sweep went on",
-                           WEXITSTATUS(status));
+        return fmt::format("the process running it{} exited with status {} before reporting "
+                           "the run; the sweep went on",
+                           where, WEXITSTATUS(status));
     }
-    return "the process running it ended unexpectedly; the sweep went on";
+    return fmt::format("the process running it{} ended unexpectedly; the sweep went on", where);
 }
 
 int reap(pid_t pid) {
@@ -152,8 +152,8 @@ int reap(pid_t pid) {
 
 class Pool {
 public:
-    Pool(const SweepRunner& runner, std::size_t jobs, SweepProgress& progress)
-        : runner_(runner), progress_(progress), jobs_(jobs) {
+    Pool(const SweepRunner& runner, std::size_t jobs, SweepProgress& progress, std::string where)
+        : runner_(runner), progress_(progress), jobs_(jobs), where_(std::move(where)) {
         // The progress fractions live in memory shared with the workers.
         const std::size_t bytes = jobs * sizeof(std::atomic<double>);
         void* shared =
@@ -232,7 +232,8 @@ public:
         return true;
     }
 
-    void run(const NextRun& next, const RunDone& done, std::chrono::milliseconds poll) {
+    void run(const NextRun& next, const RunDone& done, std::chrono::milliseconds poll,
+             const std::function<void()>& idle) {
         std::string error;
         for (std::size_t k = 0; k < jobs_; ++k) {
             if (!spawn(k, error)) {
@@ -276,6 +277,9 @@ public:
                 progress_.slot(w.slot)->store(w.running ? fractions_[w.slot].load() : 0.0);
             }
             progress_.draw();
+            if (idle) {
+                idle();
+            }
         }
     }
 
@@ -308,7 +312,7 @@ private:
                 ? runner_.lost(index, RunOutcome::Status::interrupted,
                                fmt::format("interrupted by {}", signal_name(WTERMSIG(status))),
                                seconds)
-                : runner_.lost(index, RunOutcome::Status::failed, death(status), seconds);
+                : runner_.lost(index, RunOutcome::Status::failed, death(status, where_), seconds);
         const RunOutcome::Status lost_status = lost.status;
         done(index, std::move(lost));
         progress_.finished(lost_status);
@@ -355,6 +359,7 @@ private:
     const SweepRunner& runner_;
     SweepProgress& progress_;
     std::size_t jobs_;
+    std::string where_;
     std::atomic<double>* fractions_ = nullptr;
     std::vector<Worker> workers_;
 };
@@ -362,10 +367,10 @@ private:
 } // namespace
 
 void run_in_processes(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
-                      const RunDone& done, SweepProgress& progress,
-                      std::chrono::milliseconds poll) {
-    Pool pool(runner, jobs, progress);
-    pool.run(next, done, poll);
+                      const RunDone& done, SweepProgress& progress, std::chrono::milliseconds poll,
+                      const std::function<void()>& idle, const std::string& where) {
+    Pool pool(runner, jobs, progress, where);
+    pool.run(next, done, poll, idle);
 }
 
 } // namespace mdl::cli

@@ -17,13 +17,19 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
+#include <string>
 
 namespace mdl::cli {
 
-// Runs the points that `next` hands out in `jobs` worker processes; `done` and the progress
-// are called in this process. Returns when every run handed out has an outcome. Throws
-// std::runtime_error when no worker process can be created at all (fork or pipe failing).
+// Runs the points that `next` hands out in `jobs` worker processes; `next`, `done`, `idle` and
+// the progress are called in this process, on the calling thread only (so under MPI they may
+// call MPI). `idle` is called at least every `poll`. `where` names this process in the message
+// of a run whose worker died (" on rank 2" under MPI). Returns when every run handed out has an
+// outcome. Throws std::runtime_error when no worker process can be created at all (fork or
+// socket failing).
 void run_in_processes(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
-                      const RunDone& done, SweepProgress& progress, std::chrono::milliseconds poll);
+                      const RunDone& done, SweepProgress& progress, std::chrono::milliseconds poll,
+                      const std::function<void()>& idle = {}, const std::string& where = "");
 
 } // namespace mdl::cli

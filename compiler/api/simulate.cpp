@@ -52,10 +52,18 @@ std::string number(double value) {
 // A run ended early by one of the host's observers (caught in run_into).
 struct Stopped {};
 
-// What the host observes: each output row, each state's time.
+// A run asked for its forecast only (forecast_output): run_into stops before the start.
+struct Forecasted {
+    std::optional<OutputForecast> forecast;
+};
+
+// What the host observes: each output row, each state's time, the forecast; `dry`: forecast
+// only, run nothing.
 struct Output {
     const RowObserver& rows;
     const StepObserver& steps;
+    const ForecastObserver& forecast;
+    bool dry = false;
 };
 
 // Hands each output row (output_rows.hpp: every N-th state and the last) to the host and each
@@ -72,6 +80,8 @@ struct Observer {
     const OutputLayout& layout;
     const Output& output;
     SimulationStatistics& run;
+    std::optional<OutputForecast> forecast; // projected: an adaptive run writing every step
+    std::size_t every = 1;
     std::size_t observed = 0, next_projection = 1000;
     bool stop = false;
     void operator()(const runtime::State& s) {
@@ -90,7 +100,7 @@ struct Observer {
             project(s.t);
         }
     }
-    void project(double t) const {
+    void project(double t) {
         const double done = std::abs(t - run.start);
         const double projected =
             static_cast<double>(observed) * (1.0 + std::abs(run.stop - t) / done);
@@ -101,6 +111,11 @@ struct Observer {
                             "would take {} (at most {}); choose an earlier stop time (--stop)",
                             observed, number(done / static_cast<double>(observed)),
                             number(run.stop), number(projected), number(max_steps)));
+        }
+        if (forecast && output.forecast) {
+            forecast->states = observed;
+            forecast->rows = std::ceil(projected / static_cast<double>(every)) + 1.0;
+            output.forecast(*forecast);
         }
     }
     void event(const runtime::State& s, std::string_view name) {
@@ -346,20 +361,46 @@ runtime::IntegrationStats integration_of(const Stats& stats) {
     return stats.integration();
 }
 
-// What every method shares: the start state, the output rows, the observer, the wall time and
-// the counts of the statistics. `integrate(state, observer)` runs the method and returns its
-// stats; nothing when a host's observer stopped the run.
+// What every method shares: the forecast, the start state, the output rows, the observer, the
+// wall time and the counts of the statistics. `spacing`: the time between the states the
+// method observes (its fixed step or output interval; 0: every step of an adaptive method).
+// `integrate(state, observer)` runs the method and returns its stats; nothing when a host's
+// observer stopped the run.
 template <class Integrate>
 auto run_into(SimulationStatistics& r, const CompiledModel& compiled, const runtime::Model& model,
-              std::size_t every, const Output& output, Integrate integrate)
+              std::size_t every, double spacing, const Output& output, Integrate integrate)
     -> std::optional<decltype(integrate(std::declval<runtime::State&>(),
                                         std::declval<Observer&>()))> {
+    const OutputLayout layout = output_layout(compiled);
+    OutputForecast forecast;
+    forecast.columns = layout.columns.size() + (layout.events ? 1 : 0);
+    if (spacing > 0.0) {
+        // the start state, a state each `spacing` (the last one possibly shorter), every
+        // `every`-th of them written and the last one
+        // as runtime/integrate.hpp's integrate_fixed counts them
+        const double count = (r.stop - r.start) / spacing;
+        const double rounded = std::max(1.0, std::round(count));
+        const double steps =
+            std::abs(count - rounded) <= 1e-9 * std::max(1.0, count) ? rounded : std::ceil(count);
+        forecast.rows = std::ceil(steps / static_cast<double>(every)) + 1.0;
+        if (output.dry) {
+            throw Forecasted{forecast};
+        }
+        if (output.forecast) {
+            output.forecast(forecast);
+        }
+    } else if (output.dry) {
+        throw Forecasted{};
+    }
     runtime::State state = initial_state(compiled, model, r.start);
     runtime::OutputOptions output_options;
     output_options.every = every;
     runtime::OutputRows rows(model, output_options);
-    const OutputLayout layout = output_layout(compiled);
-    Observer observer{rows, layout, output, r};
+    if (spacing <= 0.0) {
+        forecast.projected = true;
+    }
+    Observer observer{
+        rows, layout, output, r, spacing <= 0.0 ? std::optional(forecast) : std::nullopt, every};
     auto began = Clock::now();
     try {
         auto stats = integrate(state, observer);
@@ -440,10 +481,10 @@ SimulationStatistics run_classical(const SimulationSettings& o, const CompiledMo
         require_adaptive_span(r.start, settings.stop_time);
     }
     const std::size_t every = output_every(o, compiled, info.adaptive ? 0.0 : settings.step);
-    const auto ran =
-        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
-            return runtime::run(model, state, settings, observer);
-        });
+    const auto ran = run_into(r, compiled, model, every, settings.step, output,
+                              [&](runtime::State& state, auto& observer) {
+                                  return runtime::run(model, state, settings, observer);
+                              });
     if (!ran) {
         return stopped(r, compiled);
     }
@@ -557,8 +598,9 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
     r.method = method;
     const ms::HmmOptions options = hmm_options(o, compiled, method, r);
     const std::size_t every = output_every(o, compiled, options.macro_step);
-    const auto ran =
-        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
+    const auto ran = run_into(
+        r, compiled, model, every, options.macro_step, output,
+        [&](runtime::State& state, auto& observer) {
             return naming_period(o, [&] { return ms::run_hmm(model, state, options, observer); });
         });
     if (!ran) {
@@ -631,11 +673,12 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
     const ms::StroboscopicOptions options = strobo_options(o, compiled, r);
     const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
-    const auto ran =
-        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
-            return naming_period(
-                o, [&] { return ms::run_stroboscopic(model, state, options, observer); });
-        });
+    const auto ran = run_into(r, compiled, model, every, options.macro_step, output,
+                              [&](runtime::State& state, auto& observer) {
+                                  return naming_period(o, [&] {
+                                      return ms::run_stroboscopic(model, state, options, observer);
+                                  });
+                              });
     if (!ran) {
         return stopped(r, compiled);
     }
@@ -747,10 +790,10 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     const ms::StiffHmmOptions options = stiff_hmm_options(o, compiled, r, omega_source);
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
-    const auto ran =
-        run_into(r, compiled, model, every, output, [&](runtime::State& state, auto& observer) {
-            return ms::run_stiff_hmm(model, state, options, observer);
-        });
+    const auto ran = run_into(r, compiled, model, every, options.macro_step, output,
+                              [&](runtime::State& state, auto& observer) {
+                                  return ms::run_stiff_hmm(model, state, options, observer);
+                              });
     if (!ran) {
         return stopped(r, compiled);
     }
@@ -854,11 +897,12 @@ OutputLayout output_layout(const CompiledModel& compiled) {
     return layout;
 }
 
-SimulationStatistics simulate(const CompiledModel& compiled, const SimulationSettings& settings,
-                              const RowObserver& rows, const StepObserver& steps) {
+namespace {
+
+SimulationStatistics run_method(const CompiledModel& compiled, const SimulationSettings& settings,
+                                const Output& output) {
     validate_settings(settings);
     const runtime::Model model = runtime_model(compiled);
-    const Output output{rows, steps};
     const std::string method = settings.method.value_or(compiled.text_setting("method", ""));
     try {
         if (method == "strobo") {
@@ -875,6 +919,32 @@ SimulationStatistics simulate(const CompiledModel& compiled, const SimulationSet
         throw NumericalFailure(e.what(), std::string(runtime::to_string(e.kind())), e.method(),
                                e.time(), e.where(), e.detail());
     }
+}
+
+} // namespace
+
+SimulationStatistics simulate(const CompiledModel& compiled, const SimulationSettings& settings,
+                              const RowObserver& rows, const StepObserver& steps) {
+    return simulate(compiled, settings, rows, steps, {});
+}
+
+SimulationStatistics simulate(const CompiledModel& compiled, const SimulationSettings& settings,
+                              const RowObserver& rows, const StepObserver& steps,
+                              const ForecastObserver& forecast) {
+    return run_method(compiled, settings, Output{rows, steps, forecast});
+}
+
+std::optional<OutputForecast> forecast_output(const CompiledModel& compiled,
+                                              const SimulationSettings& settings) {
+    const RowObserver rows;
+    const StepObserver steps;
+    const ForecastObserver forecast;
+    try {
+        run_method(compiled, settings, Output{rows, steps, forecast, true});
+    } catch (const Forecasted& f) {
+        return f.forecast;
+    }
+    throw std::logic_error("forecast_output: the method ran instead of forecasting");
 }
 
 SimulationResult simulate(const CompiledModel& compiled, const SimulationSettings& settings) {

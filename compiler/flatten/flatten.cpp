@@ -466,6 +466,17 @@ private:
                      fmt::format("an array size must not be negative; got {}", *n));
             return std::nullopt;
         }
+        if (n && *n > max_elements) {
+            // refused before its elements are listed (10^8 of them took gigabytes): the model
+            // is over budget, so no later declaration or loop unrolls either
+            d_.error(s.map(subscripts[0]->range),
+                     fmt::format("an array of {} elements is more than a model may unroll into "
+                                 "({} declarations and equations); reduce the array size",
+                                 *n, max_elements));
+            over_budget_ = true;
+            elements_ = max_elements;
+            return std::nullopt;
+        }
         return n;
     }
 

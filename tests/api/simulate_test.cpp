@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -266,4 +267,78 @@ TEST_CASE("simulate: a result's columns by their CSV names", "[simulate]") {
     CHECK(r.column("phi") == r.positions);
     CHECK(r.column("energy") == r.energy);
     CHECK_THROWS_WITH(r.column("psi"), Catch::Contains("no column 'psi'"));
+}
+
+// The forecast of what a run writes (OutputForecast), against the rows the run then writes.
+TEST_CASE("forecast_output counts the rows a run writes before it runs") {
+    const mdl::CompiledModel oscillator = mdl::compile_file(model_path("harmonic_oscillator.mdl"));
+    const mdl::CompiledModel kapitza = mdl::compile_file(model_path("kapitza.mdl"));
+    struct Case {
+        const mdl::CompiledModel* model;
+        std::string method;
+        double stop, step;
+        std::optional<std::size_t> every;
+    };
+    // the oscillator's annotation asks for Interval = 0.01: every 10th step of 1e-3
+    const std::vector<Case> cases = {{&oscillator, "verlet", 1.0, 1e-3, std::nullopt},
+                                     {&oscillator, "verlet", 1.0, 1e-3, 7},
+                                     {&oscillator, "rk4", 0.95, 0.1, std::nullopt},
+                                     {&oscillator, "rk4", 0.95, 0.1, 3},
+                                     {&oscillator, "dopri5", 2.0, 0.01, 4},
+                                     {&kapitza, "hmm", 1.0, 1.0 / 80, 3}};
+    for (const Case& c : cases) {
+        mdl::SimulationSettings s;
+        s.method = c.method;
+        s.stop = c.stop;
+        s.step = c.step;
+        s.every = c.every;
+        INFO(c.method << " --stop " << c.stop << " --step " << c.step << " --every "
+                      << c.every.value_or(0));
+        const std::optional<mdl::OutputForecast> forecast = mdl::forecast_output(*c.model, s);
+        REQUIRE(forecast);
+        CHECK_FALSE(forecast->projected);
+        CHECK(forecast->columns == mdl::output_layout(*c.model).columns.size());
+        std::size_t rows = 0;
+        std::vector<mdl::OutputForecast> told;
+        mdl::simulate(
+            *c.model, s,
+            [&](const mdl::OutputRow&) {
+                ++rows;
+                return true;
+            },
+            {}, [&](const mdl::OutputForecast& f) { told.push_back(f); });
+        CHECK(forecast->rows == static_cast<double>(rows));
+        REQUIRE(told.size() == 1); // before the run, once
+        CHECK(told[0].rows == forecast->rows);
+        CHECK(forecast->max_csv_bytes() ==
+              forecast->rows * static_cast<double>(forecast->columns) * 25.0);
+    }
+}
+
+TEST_CASE("an adaptive run writing every step has its output projected after 1000 states") {
+    const mdl::CompiledModel model = mdl::compile_file(model_path("harmonic_oscillator.mdl"));
+    mdl::SimulationSettings s;
+    s.method = "dopri5";
+    s.stop = 200.0;
+    s.step = 0.0; // every step
+    s.rtol = 1e-10;
+    s.atol = 1e-12;
+    CHECK_FALSE(mdl::forecast_output(model, s));
+    std::size_t rows = 0;
+    std::vector<mdl::OutputForecast> told;
+    mdl::simulate(
+        model, s,
+        [&](const mdl::OutputRow&) {
+            ++rows;
+            return true;
+        },
+        {}, [&](const mdl::OutputForecast& f) { told.push_back(f); });
+    REQUIRE(rows > 1000);
+    REQUIRE_FALSE(told.empty());
+    CHECK(told[0].projected);
+    CHECK(told[0].states == 1000);
+    // the oscillator's steps are nearly uniform: the projection is the count, to a few percent
+    const double ratio = told[0].rows / static_cast<double>(rows);
+    CHECK(ratio > 0.9);
+    CHECK(ratio < 1.1);
 }

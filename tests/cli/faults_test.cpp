@@ -289,8 +289,16 @@ TEST_CASE("SIGINT and SIGTERM end mdl run at a step boundary: CSV complete, summ
             run, [&] { return lines_in(out) >= 3; }, std::chrono::seconds(120));
         run.signal(signal);
         CHECK(run.wait(std::chrono::seconds(60)) == status);
-        const std::string message = read_file(log);
+        std::string message = read_file(log);
         INFO(message);
+        // 1e11 steps, every 1000th written: announced before the run (3 columns, 25 bytes each)
+        const std::string warning = "mdl run: warning: this run will write 100000001 rows of 3 "
+                                    "values to '" +
+                                    out.string() +
+                                    "': up to 7.5 GB at 25 bytes a value; --every N writes every "
+                                    "N-th state, --stop an earlier end\n";
+        REQUIRE(message.rfind(warning, 0) == 0);
+        message = message.substr(warning.size());
         const std::string prefix = "mdl run: interrupted at t = ";
         REQUIRE(message.rfind(prefix, 0) == 0);
         CHECK(contains(message, std::string(" by ") + name + " (stop time 1e+06); "));
@@ -341,7 +349,8 @@ TEST_CASE("SIGTERM ends mdl sweep: finished rows kept, the others marked interru
 TEST_CASE("a reader that closes the pipe ends mdl run quietly with SIGPIPE's status 141") {
     // `mdl run | head`: the run stops at the first row the reader no longer takes, as Unix
     // filters do (killed by SIGPIPE, which mdl does not ignore), with no message, instead of
-    // integrating to the stop time of 1e6 or reporting a write error.
+    // integrating to the stop time of 1e6 or reporting a write error (the only message is the
+    // warning before the run of what it would write).
     const fs::path dir = fresh_directory("sigpipe");
     const fs::path log = dir / "stderr.txt";
     const Result r =
@@ -352,7 +361,9 @@ TEST_CASE("a reader that closes the pipe ends mdl run quietly with SIGPIPE's sta
     CHECK(r.status == 0);
     CHECK(contains(r.output, "time,q,der(q)\n0,0.5,0\n"));
     CHECK(contains(r.output, "mdl status 141\n"));
-    CHECK(read_file(log).empty());
+    CHECK(read_file(log) == "mdl run: warning: this run will write 100000000001 rows of 3 values "
+                            "to standard output: up to 7.5e+03 GB at 25 bytes a value; --every N "
+                            "writes every N-th state, --stop an earlier end\n");
 }
 
 namespace {
@@ -415,4 +426,103 @@ TEST_CASE("a sweep's worker killed mid-run is one failed row, and the sweep goes
     CHECK(summary.number(1, "time") == trajectory.rows.back()[0]);
     CHECK(summary.number(1, "time") < 40);
     CHECK(summary.text(1, "steps").empty());
+}
+
+// Resource bounds (issue 22, item 5): a warning before a run writes more than 1 GB, and models
+// that would need more memory than the compiler allows refused with a message.
+
+TEST_CASE("mdl run warns before a run that will write more than 1 GB") {
+    // 1e10 steps of verlet, each a row of time, q, der(q), energy: 1e10 + 1 rows x 4 values x
+    // at most 25 bytes = 1e12 bytes. The reader stops after 1000 bytes (SIGPIPE ends mdl).
+    const std::string run = std::string(MDL_EXECUTABLE) + " run " +
+                            model("harmonic_oscillator.mdl") + " -m verlet --step 1e-4";
+    const auto head = [&](const std::string& options) {
+        return run_command("{ " + run + " " + options + " | head -c 1000 > /dev/null; }");
+    };
+    Result large = head("--stop 1e6 --every 1");
+    INFO(large.output);
+    CHECK(large.output ==
+          "mdl run: warning: this run will write 10000000001 rows of 3 values to standard "
+          "output: up to 750 GB at 25 bytes a value; --every N writes every N-th state, "
+          "--stop an earlier end\n");
+    // 1333 / 1e-4 + 1 rows of 3 values: 9.9975e8 bytes at most, no warning
+    CHECK(head("--stop 1333 --every 1").output.empty());
+    // 1334: 1.0005e9 bytes
+    CHECK(head("--stop 1334 --every 1").output.find("this run will write 13340001 rows") !=
+          std::string::npos);
+    // --every 10 writes a tenth of the rows: 1e9 + 1 rows, 7.5e10 bytes
+    CHECK(head("--stop 1e6 --every 10").output ==
+          "mdl run: warning: this run will write 1000000001 rows of 3 values to standard output: "
+          "up to 75 GB at 25 bytes a value; --every N writes every N-th state, --stop an "
+          "earlier end\n");
+}
+
+TEST_CASE("an adaptive run writing every step is warned of from its first 1000 steps") {
+    // dopri5 writing every step has no row count in advance: after 1000 steps the count is
+    // projected from their mean spacing (about 1e11 rows to t = 1e9 here); the test then
+    // stops the run with SIGTERM.
+    const fs::path dir = fresh_directory("large_adaptive_output");
+    const fs::path csv = dir / "out.csv", log = dir / "log.txt";
+    Background run({"run", model("harmonic_oscillator.mdl"), "-m", "dopri5", "--step", "0",
+                    "--stop", "1e9", "--rtol", "1e-10", "-q", "-o", csv.string()},
+                   log);
+    wait_until(
+        run, [&] { return fs::exists(log) && contains(read_file(log), "GB at 25 bytes a value"); },
+        std::chrono::seconds(120));
+    run.signal(SIGTERM);
+    CHECK(run.wait(std::chrono::seconds(60)) == 143);
+    const std::string message = read_file(log);
+    INFO(message);
+    CHECK(message.rfind("mdl run: warning: at the mean spacing of its first 1000 states, this "
+                        "adaptive run will write about ",
+                        0) == 0);
+    CHECK(contains(message, " rows of 3 values to '" + csv.string() + "': up to "));
+    CHECK(contains(message, "; --step T writes a row every T time units, --every N every N-th "
+                            "state\n"));
+}
+
+TEST_CASE("mdl sweep warns before its trajectories take more than 1 GB together") {
+    // 1e9 + 1 rows of 3 values per run, 2 runs, 25 bytes a value: 1.5e11 bytes. The runs
+    // themselves end at their first step (k q overflows), so the sweep ends at once.
+    const fs::path out = fresh_directory("large_sweep_output") / "sweep";
+    Result r = run_command("{ " + std::string(MDL_EXECUTABLE) + " sweep " +
+                           model("harmonic_oscillator.mdl") +
+                           " -m verlet --stop 1e5 --step 1e-4 --every 1 -p k=1e308 -p "
+                           "q0=1e308,-1e308 -j 1 -q -o " +
+                           out.string() + "; echo \"exit status $?\"; }");
+    INFO(r.output);
+    CHECK(r.output == "mdl sweep: warning: the 2 runs will write 1000000001 rows of 3 values "
+                      "each into '" +
+                          out.string() +
+                          "': up to 150 GB at 25 bytes a value; --every N writes every N-th "
+                          "state, --summary-only no trajectories\nexit status 0\n");
+    // --summary-only writes no trajectory: nothing to warn of
+    Result summary = run_command("{ " + std::string(MDL_EXECUTABLE) + " sweep " +
+                                 model("harmonic_oscillator.mdl") +
+                                 " -m verlet --stop 1e5 --step 1e-4 --every 1 -p k=1e308 -p "
+                                 "q0=1e308,-1e308 -j 1 -q --summary-only -o " +
+                                 out.string() + "; echo \"exit status $?\"; }");
+    CHECK(summary.output == "exit status 0\n");
+}
+
+TEST_CASE("a model that would unroll into more than the compiler holds is refused at once") {
+    // 10^8 bodies: refused at the declaration after 2,000,000 elements, under a 2 GB address
+    // space limit (a compiler that tried would be killed instead of reporting).
+    const std::string huge = std::string(MDL_SOURCE_DIR) + "/tests/cli/models/huge_array.mdl";
+    Result r = run_command("sh -c 'ulimit -v 2000000; " + std::string(MDL_EXECUTABLE) + " check " +
+                           huge + "; echo \"exit status $?\"'");
+    INFO(r.output);
+    CHECK(contains(r.output, "huge_array.mdl:6:10: error: an array of 100000000 elements is more "
+                             "than a model may unroll into (2000000 declarations and equations); "
+                             "reduce the array size\n"));
+    CHECK(contains(r.output, "exit status 1\n"));
+}
+
+TEST_CASE("a model whose derivatives swell past the node limit is refused, not swapped for") {
+    const std::string blowup = std::string(MDL_SOURCE_DIR) + "/tests/cli/models/hessian_blowup.mdl";
+    Result r = run_command("sh -c 'ulimit -v 4000000; " + std::string(MDL_EXECUTABLE) +
+                           " compile " + blowup + "; echo \"exit status $?\"'");
+    INFO(r.output);
+    CHECK(contains(r.output, "hessian_blowup.mdl: error: the derived equations are too large: "));
+    CHECK(contains(r.output, "exit status 1\n"));
 }

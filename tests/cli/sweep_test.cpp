@@ -264,4 +264,104 @@ TEST_CASE("mpirun -np 2 mdl sweep writes the same files as the threaded sweep") 
         CHECK(read_file(fs::path(blocks) / file) == run);
     }
 }
+
+namespace {
+
+// `mpirun -np 3 mdl sweep` with run `crash` killing the process that starts it
+// (MDL_INJECT_SWEEP_CRASH), bounded by timeout(1): a hang fails the test (status 124).
+// odls_base_sigkill_timeout: when a rank dies, mpirun sends SIGTERM to the others and SIGKILL
+// this many seconds later (default 1; 2 here): time for rank 0's summary on a loaded machine.
+Result mpirun_with_crash(std::size_t crash, const std::string& arguments) {
+#if defined(__SANITIZE_ADDRESS__)
+    const std::string leaks = "ASAN_OPTIONS=detect_leaks=0 ";
+#else
+    const std::string leaks;
+#endif
+    return run_command(leaks + "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " +
+                       "MDL_INJECT_SWEEP_CRASH=" + std::to_string(crash) + " timeout -k 5 120 " +
+                       MDL_MPIEXEC + " -np 3 --oversubscribe --mca odls_base_sigkill_timeout 2 " +
+                       MDL_EXECUTABLE + arguments);
+}
+
+// The summary's lines without the timing column, by run.
+std::vector<std::string> summary_lines(const fs::path& summary) {
+    std::string text = without_seconds(summary);
+    std::vector<std::string> lines;
+    for (std::size_t at = 0, eol = 0; (eol = text.find('\n', at)) != std::string::npos;
+         at = eol + 1) {
+        lines.push_back(text.substr(at, eol - at));
+    }
+    return lines; // header first
+}
+
+const std::string crash_grid = " -m verlet --stop 1 --step 1e-3 --every 50 -p k=2,8,18,0.5,32,4 ";
+
+} // namespace
+
+TEST_CASE("mpirun -np 3: a run that kills its rank's worker is one failed row naming the rank") {
+    // Each rank runs its points in worker processes (--isolation process, the default), so the
+    // MPI job never sees the crash: run 5 is a failed row, every other row is the threaded
+    // sweep's, and the sweep exits 0 as for any failed run.
+    const std::string reference = directory("mpi_crash_reference");
+    REQUIRE(
+        mdl("sweep " + model("harmonic_oscillator.mdl") + crash_grid + "-q -j 2 -o " + reference)
+            .status == 0);
+    const std::vector<std::string> expected = summary_lines(fs::path(reference) / "summary.csv");
+    REQUIRE(expected.size() == 7);
+    for (const std::string distribution : {"static", "dynamic"}) {
+        const std::string out = directory("mpi_crash_" + distribution);
+        Result r = mpirun_with_crash(5, " sweep " + model("harmonic_oscillator.mdl") + crash_grid +
+                                            "-j 1 --distribute " + distribution + " -o " + out);
+        INFO(distribution << ": " << r.output);
+        CHECK(r.status == 0);
+        // static: rank r does runs r, r + 3; dynamic: whichever rank asked for it
+        const std::string rank = distribution == "static" ? "2" : "";
+        const std::string failed =
+            "mdl sweep: run 5 (k = 4) failed: the process running it on rank " + rank;
+        CHECK(r.output.find(failed) != std::string::npos);
+        CHECK(r.output.find("was killed by SIGKILL (Killed); the sweep went on\n") !=
+              std::string::npos);
+        CHECK(r.output.find("(5 ok, 1 failed, 0 not started) on 3 ranks x 1 worker process,") !=
+              std::string::npos);
+        CsvTable summary(fs::path(out) / "summary.csv");
+        REQUIRE(summary.rows.size() == 6);
+        CHECK(summary.text(5, "status") == "failed");
+        CHECK(summary.text(5, "message").find("killed by SIGKILL") != std::string::npos);
+        const std::vector<std::string> lines = summary_lines(fs::path(out) / "summary.csv");
+        REQUIRE(lines.size() == 7);
+        for (std::size_t i = 0; i < 6; ++i) { // header, runs 0-4
+            CHECK(lines[i] == expected[i]);
+        }
+    }
+}
+
+TEST_CASE("mpirun -np 3 --isolation thread: a rank that dies ends the job, not a hang, and rank 0 "
+          "writes the summary naming it") {
+    // Run 2 (static: rank 2's first run) kills rank 2's own MPI process. Open MPI then ends the
+    // job: it names the rank and signal, sends SIGTERM to ranks 0 and 1; rank 0 stops waiting
+    // for rank 2, marks runs 2 and 5 interrupted and writes the summary.
+    const std::string out = directory("mpi_rank_dies");
+    Result r = mpirun_with_crash(2, " sweep " + model("harmonic_oscillator.mdl") + crash_grid +
+                                        "-j 1 --isolation thread --distribute static -o " + out);
+    INFO(r.output);
+    CHECK(r.status != 124); // not a hang
+    CHECK(r.status != 0);
+    CHECK(r.output.find("process rank 2 with PID") != std::string::npos);
+    CHECK(r.output.find("exited on signal 9 (Killed)") != std::string::npos);
+    CHECK(r.output.find("mdl sweep: interrupted by SIGTERM:") != std::string::npos);
+    CHECK(r.output.find("mdl sweep: rank 2 (runs 2, 5) did not report its runs: it died or was "
+                        "stopped (see mpirun's message); they are marked 'interrupted'") !=
+          std::string::npos);
+    CsvTable summary(fs::path(out) / "summary.csv");
+    REQUIRE(summary.rows.size() == 6);
+    for (std::size_t i : {2, 5}) {
+        CHECK(summary.text(i, "status") == "interrupted");
+        CHECK(summary.text(i, "message").find("rank 2, which had the run, did not report it") !=
+              std::string::npos);
+    }
+    for (std::size_t i : {0, 1, 3, 4}) { // finished before the SIGTERM, or interrupted by it
+        const std::string status = summary.text(i, "status");
+        CHECK((status == "ok" || status == "interrupted"));
+    }
+}
 #endif

@@ -27,8 +27,9 @@ TEST_CASE("inputs the fuzzers once failed on are handled") {
 
 TEST_CASE("the seed corpus is valid models, one per construct of the grammar") {
     // tests/fuzz/corpus/ seeds the fuzzers (scripts/fuzz) with arrays, loops, components,
-    // reductions and if-expressions: a seed that no longer checks would start the mutations
-    // from an error instead of from the construct.
+    // reductions, if-expressions, when-clauses, kinetic energies, rigid bodies, points and
+    // joints: a seed that no longer checks would start the mutations from an error instead of
+    // from the construct.
     namespace fs = std::filesystem;
     std::size_t count = 0;
     for (const auto& entry :

@@ -91,6 +91,28 @@ using RowObserver = std::function<bool(const OutputRow& row)>;
 // bars and cancellation; return false to stop the run there (the state becomes the last row).
 using StepObserver = std::function<bool(double t)>;
 
+// The size of what a run writes, before it starts: output rows x columns. Fixed-step
+// methods, and adaptive ones with an output interval (--step), are counted from the settings:
+// the states from start to stop, every `--every`-th of them and the last (rows of events,
+// two per event, are not foreseen). An adaptive method writing every step has no count known
+// in advance: its forecast is projected from the mean spacing of the states so far, after
+// 10^3, 10^4, ... of them (`projected`, `states`).
+struct OutputForecast {
+    // At most 25 bytes a value in the CSV: 24 characters for the shortest form that reads
+    // back as the same double ("-2.2250738585072014e-308"), and the separator.
+    static constexpr double max_csv_value_bytes = 25.0;
+    double rows = 0.0;
+    std::size_t columns = 0; // the CSV's, the event column included
+    bool projected = false;
+    std::size_t states = 0; // projected: the states observed when projecting
+    double max_csv_bytes() const {
+        return rows * static_cast<double>(columns) * max_csv_value_bytes;
+    }
+};
+// Called with the forecast before the run starts, and for an adaptive run writing every step
+// with each projection.
+using ForecastObserver = std::function<void(const OutputForecast& forecast)>;
+
 // The whole trajectory, row by row: row i of a matrix is at [i * width, (i + 1) * width).
 struct SimulationResult {
     OutputLayout layout;
@@ -120,5 +142,15 @@ SimulationResult simulate(const CompiledModel& model, const SimulationSettings& 
 // NumericalFailure stay valid: the observer has seen the trajectory up to the failure.
 SimulationStatistics simulate(const CompiledModel& model, const SimulationSettings& settings,
                               const RowObserver& rows, const StepObserver& steps = {});
+// The same, also telling `forecast` what the run will write (OutputForecast).
+SimulationStatistics simulate(const CompiledModel& model, const SimulationSettings& settings,
+                              const RowObserver& rows, const StepObserver& steps,
+                              const ForecastObserver& forecast);
+
+// What a run of `model` with `settings` would write, without running it; nullopt for an
+// adaptive method writing every step (OutputForecast). Throws std::invalid_argument for bad
+// settings, as simulate does.
+std::optional<OutputForecast> forecast_output(const CompiledModel& model,
+                                              const SimulationSettings& settings);
 
 } // namespace mdl
