@@ -17,11 +17,11 @@ namespace {
 
 constexpr int tag = 1011;
 
-// One outcome as bytes: "index status message_size row_size\n" message row.
+// One outcome as bytes: "index status message_size row_size events_size\n" message row events.
 std::string serialize(std::size_t index, const RunOutcome& o) {
-    return fmt::format("{} {} {} {}\n", index, static_cast<int>(o.status), o.message.size(),
-                       o.row.size()) +
-           o.message + o.row;
+    return fmt::format("{} {} {} {} {}\n", index, static_cast<int>(o.status), o.message.size(),
+                       o.row.size(), o.events.size()) +
+           o.message + o.row + o.events;
 }
 
 // Appends the outcomes of `bytes` (serialize's, concatenated) to `out`.
@@ -30,18 +30,19 @@ void deserialize(const std::string& bytes, std::vector<std::optional<RunOutcome>
     while (at < bytes.size()) {
         std::size_t eol = bytes.find('\n', at);
         std::istringstream head(bytes.substr(at, eol - at));
-        std::size_t index = 0, message = 0, row = 0;
+        std::size_t index = 0, message = 0, row = 0, events = 0;
         int status = 0;
-        if (eol == std::string::npos || !(head >> index >> status >> message >> row) ||
-            index >= out.size() || eol + 1 + message + row > bytes.size()) {
+        if (eol == std::string::npos || !(head >> index >> status >> message >> row >> events) ||
+            index >= out.size() || eol + 1 + message + row + events > bytes.size()) {
             throw std::runtime_error("mdl sweep: garbled result message between MPI ranks");
         }
         RunOutcome o;
         o.status = static_cast<RunOutcome::Status>(status);
         o.message = bytes.substr(eol + 1, message);
         o.row = bytes.substr(eol + 1 + message, row);
+        o.events = bytes.substr(eol + 1 + message + row, events);
         out[index] = std::move(o);
-        at = eol + 1 + message + row;
+        at = eol + 1 + message + row + events;
     }
 }
 
