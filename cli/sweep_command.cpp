@@ -49,6 +49,7 @@ struct SweepOptions {
     std::string isolation = "process"; // process: worker processes; thread: threads
     bool summary_only = false;
     bool quiet = false;
+    EventCollection events; // --events, --events-after, --event-period
 };
 
 std::optional<long> environment_number(std::initializer_list<const char*> names) {
@@ -87,10 +88,12 @@ std::string describe(const SweepGrid& grid, std::size_t index) {
     return text;
 }
 
-// summary.csv, a line at a time: when a write fails, the file is cut back to its last complete
-// row (a full disk must not leave half a row) and the failure names the file.
-void write_summary(const fs::path& path, const std::string& header,
-                   const std::vector<RunOutcome>& outcomes) {
+// summary.csv or events.csv, a header and then the rows of each run: `rows` gives a run's
+// lines (none, one or several, each ending '\n'). When a write fails, the file is cut back to
+// its last complete row (a full disk must not leave half a row) and the failure names the file.
+void write_rows(const fs::path& path, const std::string& header,
+                const std::vector<RunOutcome>& outcomes,
+                const std::function<std::string(const RunOutcome&)>& rows) {
     errno = 0;
     std::ofstream out(path, std::ios::binary);
     if (!out) {
@@ -99,7 +102,7 @@ void write_summary(const fs::path& path, const std::string& header,
     std::uintmax_t complete = 0;
     const auto line = [&](const std::string& text) {
         errno = 0;
-        out << text << '\n';
+        out << text;
         out.flush();
         if (!out) {
             const int error = errno;
@@ -110,11 +113,14 @@ void write_summary(const fs::path& path, const std::string& header,
             }
             throw WriteFailure(path.string(), runtime::OutputError(error).what());
         }
-        complete += text.size() + 1;
+        complete += text.size();
     };
-    line(header);
+    line(header + '\n');
     for (const RunOutcome& r : outcomes) {
-        line(r.row);
+        std::string text = rows(r);
+        if (!text.empty()) {
+            line(text);
+        }
     }
 }
 
@@ -142,7 +148,7 @@ void warn_of_large_output(const CompiledModel& compiled, const SimulationSetting
     }
 }
 
-int sweep(const SweepOptions& o) {
+int sweep(SweepOptions o) {
     catch_interruptions();
     std::vector<SweepAxis> axes;
     for (const std::string& p : o.parameters) {
@@ -213,10 +219,25 @@ int sweep(const SweepOptions& o) {
         return 2;
     }
 
+    if (!o.events.enabled && (!o.events.after.empty() || !o.events.period.empty())) {
+        o.events.enabled = true; // --events-after and --event-period imply --events
+    }
+    if (o.events.enabled && compiled.events().empty()) {
+        throw std::invalid_argument(fmt::format(
+            "--events: {} has no events (when-clauses, docs/events.md)", compiled.name()));
+    }
+    if (!o.events.after.empty()) {
+        (void)event_setting(compiled, o.events.after, "--events-after");
+    }
+    if (!o.events.period.empty() &&
+        !(event_setting(compiled, o.events.period, "--event-period") > 0.0)) {
+        throw std::invalid_argument(
+            fmt::format("--event-period: {} is not positive", o.events.period));
+    }
     if (root && !o.summary_only) {
         warn_of_large_output(compiled, o.simulation, grid.size(), o.output);
     }
-    SweepRunner runner(compiled, grid, o.simulation, directory, !o.summary_only);
+    SweepRunner runner(compiled, grid, o.simulation, directory, !o.summary_only, o.events);
     const bool show = root && !o.quiet && isatty(fileno(stderr)) != 0;
     SweepProgress progress(grid.size(), jobs, show);
     std::vector<RunOutcome> outcomes;
@@ -259,7 +280,12 @@ int sweep(const SweepOptions& o) {
     }
 
     const fs::path summary = directory / "summary.csv";
-    write_summary(summary, runner.header(), outcomes);
+    write_rows(summary, runner.header(), outcomes,
+               [](const RunOutcome& r) { return r.row + '\n'; });
+    if (o.events.enabled) {
+        write_rows(directory / "events.csv", runner.events_header(), outcomes,
+                   [](const RunOutcome& r) { return r.events; });
+    }
     std::size_t failed = 0, errors = 0, interrupted = 0;
     std::vector<std::size_t> unsuccessful;
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
@@ -348,9 +374,10 @@ std::function<int()> add_sweep_command(CLI::App& app) {
     cmd->add_option("-o,--output", o->output,
                     "Directory to write: run_<i>.csv per run and summary.csv (created if missing)")
         ->required();
-    cmd->add_option("-j,--jobs", o->jobs,
-                    "Runs at once (worker processes or threads; per rank under mpirun); default: the hardware "
-                    "threads (shared by the ranks of a node)");
+    cmd->add_option(
+        "-j,--jobs", o->jobs,
+        "Runs at once (worker processes or threads; per rank under mpirun); default: the hardware "
+        "threads (shared by the ranks of a node)");
     cmd->add_option("--distribute", o->distribute,
                     "Under mpirun: dynamic (rank 0 hands out runs as threads become free) or "
                     "static (rank r does runs r, r + N, ...); default dynamic")
@@ -364,6 +391,16 @@ std::function<int()> add_sweep_command(CLI::App& app) {
     cmd->add_flag("--summary-only", o->summary_only,
                   "Write only summary.csv, no trajectory per run");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
+    cmd->add_flag("--events", o->events.enabled,
+                  "Also write DIR/events.csv: a row per event of every run (a model with "
+                  "when-clauses), the state before its reinits, for bifurcation diagrams "
+                  "(docs/sweeps.md)");
+    cmd->add_option("--events-after", o->events.after,
+                    "events.csv: only the events at times >= T, a number or a Real parameter's "
+                    "name (skips transients); implies --events");
+    cmd->add_option("--event-period", o->events.period,
+                    "events.csv: add each event's cycle floor(t/P) and phase 2 pi (t/P - cycle), "
+                    "P a number or a Real parameter's name (the forcing period); implies --events");
     return [o]() {
 #ifndef MDL_HAVE_MPI
         if (mpi_world_size()) {

@@ -23,11 +23,12 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int tag = 1011;
 
-// One outcome as bytes: "index status output_failed message_size row_size\n" message row.
+// One outcome as bytes: "index status output_failed message_size row_size events_size\n"
+// message row events.
 std::string serialize(std::size_t index, const RunOutcome& o) {
-    return fmt::format("{} {} {} {} {}\n", index, static_cast<int>(o.status),
-                       o.output_failed ? 1 : 0, o.message.size(), o.row.size()) +
-           o.message + o.row;
+    return fmt::format("{} {} {} {} {} {}\n", index, static_cast<int>(o.status),
+                       o.output_failed ? 1 : 0, o.message.size(), o.row.size(), o.events.size()) +
+           o.message + o.row + o.events;
 }
 
 // Appends the outcomes of `bytes` (serialize's, concatenated) to `out`; returns their indices.
@@ -38,11 +39,11 @@ std::vector<std::size_t> deserialize(const std::string& bytes,
     while (at < bytes.size()) {
         std::size_t eol = bytes.find('\n', at);
         std::istringstream head(bytes.substr(at, eol - at));
-        std::size_t index = 0, message = 0, row = 0;
+        std::size_t index = 0, message = 0, row = 0, events = 0;
         int status = 0, output_failed = 0;
         if (eol == std::string::npos ||
-            !(head >> index >> status >> output_failed >> message >> row) || index >= out.size() ||
-            eol + 1 + message + row > bytes.size()) {
+            !(head >> index >> status >> output_failed >> message >> row >> events) ||
+            index >= out.size() || eol + 1 + message + row + events > bytes.size()) {
             throw std::runtime_error("mdl sweep: garbled result message between MPI ranks");
         }
         RunOutcome o;
@@ -50,9 +51,10 @@ std::vector<std::size_t> deserialize(const std::string& bytes,
         o.output_failed = output_failed != 0;
         o.message = bytes.substr(eol + 1, message);
         o.row = bytes.substr(eol + 1 + message, row);
+        o.events = bytes.substr(eol + 1 + message + row, events);
         out[index] = std::move(o);
         indices.push_back(index);
-        at = eol + 1 + message + row;
+        at = eol + 1 + message + row + events;
     }
     return indices;
 }

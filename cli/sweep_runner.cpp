@@ -18,6 +18,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <numbers>
 #include <streambuf>
 #include <thread>
 
@@ -168,10 +169,28 @@ std::string_view to_string(RunOutcome::Status status) {
     return "error";
 }
 
+double event_setting(const CompiledModel& model, const std::string& text, std::string_view flag) {
+    double value = 0.0;
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (error == std::errc() && stop == end) {
+        if (!std::isfinite(value)) {
+            throw std::invalid_argument(fmt::format("{}: '{}' is not finite", flag, text));
+        }
+        return value;
+    }
+    try {
+        return model.parameter(text);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format(
+            "{}: '{}' is neither a number nor a Real parameter: {}", flag, text, e.what()));
+    }
+}
+
 SweepRunner::SweepRunner(const CompiledModel& compiled, SweepGrid grid, SimulationSettings settings,
-                         std::filesystem::path directory, bool trajectories)
+                         std::filesystem::path directory, bool trajectories, EventCollection events)
     : compiled_(compiled), grid_(std::move(grid)), settings_(std::move(settings)),
-      directory_(std::move(directory)), trajectories_(trajectories) {
+      directory_(std::move(directory)), trajectories_(trajectories), collect_(std::move(events)) {
     runtime::Model model = runtime_model(compiled_);
     positions_ = static_cast<std::size_t>(model.positions());
     states_ = static_cast<std::size_t>(model.states());
@@ -216,6 +235,28 @@ std::string SweepRunner::header() const {
         columns.push_back("file");
     }
     columns.push_back("message");
+    std::string line;
+    for (const auto& c : columns) {
+        line += (line.empty() ? "" : ",") + csv_field(c);
+    }
+    return line;
+}
+
+std::string SweepRunner::events_header() const {
+    std::vector<std::string> columns = {"run"};
+    for (const auto& axis : grid_.axes()) {
+        columns.push_back(axis.name);
+    }
+    columns.push_back("event");
+    columns.push_back("time");
+    if (!collect_.period.empty()) {
+        columns.push_back("cycle");
+        columns.push_back("phase");
+    }
+    for (const auto& names :
+         {compiled_.position_names(), compiled_.velocity_names(), compiled_.state_names()}) {
+        columns.insert(columns.end(), names.begin(), names.end());
+    }
     std::string line;
     for (const auto& c : columns) {
         line += (line.empty() ? "" : ",") + csv_field(c);
@@ -282,11 +323,48 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
             const OutputLayout layout = output_layout(model);
             runtime::CsvWriter csv(out, layout.columns, layout.events);
             double last_row = 0.0;
+            // events.csv: the first of the two rows of each event (before its reinits)
+            const double after = collect_.after.empty()
+                                     ? -HUGE_VAL
+                                     : event_setting(model, collect_.after, "--events-after");
+            const double period = collect_.period.empty()
+                                      ? 0.0
+                                      : event_setting(model, collect_.period, "--event-period");
+            if (!collect_.period.empty() && !(period > 0.0)) {
+                throw std::invalid_argument(fmt::format("--event-period: {} = {} is not positive",
+                                                        collect_.period, number(period)));
+            }
+            std::string prefix = std::to_string(index);
+            for (const auto& [name, value] : point) {
+                prefix += "," + number(value);
+            }
+            std::size_t event_rows = 0;
+            const auto collect = [&](const OutputRow& r) {
+                if (++event_rows % 2 == 0 || r.t < after || r.event.starts_with("release: ")) {
+                    return;
+                }
+                std::string line =
+                    prefix + "," + csv_field(std::string(r.event)) + "," + number(r.t);
+                if (period > 0.0) {
+                    const double cycle = std::floor(r.t / period);
+                    const double phase = 2.0 * std::numbers::pi * (r.t / period - cycle);
+                    line += "," + number(cycle) + "," + number(phase);
+                }
+                for (const auto values : {r.positions, r.velocities, r.states}) {
+                    for (double v : values) {
+                        line += "," + number(v);
+                    }
+                }
+                outcome.events += line + "\n";
+            };
             result = simulate(
                 model, settings_,
                 [&](const OutputRow& r) {
                     csv.write_row(r.values, r.event);
                     last_row = r.t;
+                    if (collect_.enabled && !r.event.empty()) {
+                        collect(r);
+                    }
                     return true;
                 },
                 progress);

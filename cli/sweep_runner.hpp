@@ -28,7 +28,22 @@ struct RunOutcome {
     bool output_failed = false; // error: its trajectory file could not be written
     std::string message;        // empty when ok
     std::string row;            // the summary CSV line, without the line break
+    std::string events;         // its lines of events.csv (EventCollection), each ending '\n'
 };
+
+// What `mdl sweep --events` collects into DIR/events.csv (docs/sweeps.md): a row per event
+// of every run, the state before its reinits, at times >= `after`, with the event's cycle
+// floor(t/P) and phase 2 pi (t/P - cycle) when `period` P is given. `after` and `period` are
+// numbers or the names of Real parameters (then their values in each run).
+struct EventCollection {
+    bool enabled = false;
+    std::string after;  // empty: every event
+    std::string period; // empty: no cycle and phase columns
+};
+
+// The value of an --events-after or --event-period text for `model`: a number, or the name of
+// one of its Real parameters. Throws std::invalid_argument naming `flag`.
+double event_setting(const CompiledModel& model, const std::string& text, std::string_view flag);
 
 std::string_view to_string(RunOutcome::Status status);
 
@@ -36,7 +51,7 @@ class SweepRunner {
 public:
     // `trajectories`: write run_<index>.csv into `directory` (else only the summary's metrics).
     SweepRunner(const CompiledModel& compiled, SweepGrid grid, SimulationSettings settings,
-                std::filesystem::path directory, bool trajectories);
+                std::filesystem::path directory, bool trajectories, EventCollection events = {});
 
     const SweepGrid& grid() const { return grid_; }
     std::size_t size() const { return grid_.size(); }
@@ -45,6 +60,9 @@ public:
     //   max_abs(<position>)..., [max_abs_residual], [energy_drift], steps, rejected,
     //   micro_steps, force_evaluations, rows, seconds, [file], message
     std::string header() const;
+    // events.csv's header line, without the line break:
+    //   run, <swept parameters>, event, time, [cycle, phase], <positions>, <velocities>, <states>
+    std::string events_header() const;
     // The trajectory file of a run, relative to the directory ("run_007.csv").
     std::string file_name(std::size_t index) const;
     // Simulates grid point `index`. Never throws for a run's own problems: a numerical failure
@@ -70,6 +88,7 @@ private:
     SimulationSettings settings_;
     std::filesystem::path directory_;
     bool trajectories_;
+    EventCollection collect_;
     std::size_t positions_, states_, constraints_;
     bool constrained_, energy_, events_;
     // Fault injection for the tests (tests/cli/sweep_test.cpp): MDL_INJECT_SWEEP_CRASH=<run>

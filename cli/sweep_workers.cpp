@@ -64,7 +64,8 @@ bool receive_all(int fd, void* data, std::size_t size) {
     return true;
 }
 
-// An outcome on the wire: status, output_failed, then message and row as length + bytes.
+// An outcome on the wire: status, output_failed, then message, row and events as length +
+// bytes.
 std::string encode(const RunOutcome& outcome) {
     std::string bytes;
     auto put32 = [&](std::uint32_t v) {
@@ -76,6 +77,8 @@ std::string encode(const RunOutcome& outcome) {
     bytes += outcome.message;
     put32(static_cast<std::uint32_t>(outcome.row.size()));
     bytes += outcome.row;
+    put32(static_cast<std::uint32_t>(outcome.events.size()));
+    bytes += outcome.events;
     return bytes;
 }
 
@@ -87,7 +90,7 @@ std::optional<RunOutcome> decode(int fd) {
     RunOutcome outcome;
     outcome.status = static_cast<RunOutcome::Status>(head[0]);
     outcome.output_failed = head[1] != 0;
-    for (std::string* text : {&outcome.message, &outcome.row}) {
+    for (std::string* text : {&outcome.message, &outcome.row, &outcome.events}) {
         std::uint32_t size = 0;
         if (!receive_all(fd, &size, 4)) {
             return std::nullopt;

@@ -1,5 +1,6 @@
 #include "runtime/methods.hpp"
 
+#include "runtime/integrators/cvode.hpp"
 #include "runtime/names.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -114,11 +115,14 @@ std::string unknown_method_message(std::string_view name) {
 }
 
 void require_events_supported(Method method, const Model& model) {
-    if (model.has_events() && method != Method::rk4 && method != Method::dopri5) {
+    const bool cvode = method == Method::cvode_adams || method == Method::cvode_bdf;
+    if (model.has_events() && method != Method::rk4 && method != Method::dopri5 &&
+        !(cvode && cvode_available())) {
         throw MethodNotApplicable(info(method).name,
                                   "model '" + model.name() +
                                       "' has events (when-clauses), which this method does "
-                                      "not detect; methods that do: dopri5, rk4");
+                                      "not detect; methods that do: dopri5, rk4" +
+                                      (cvode_available() ? ", cvode-adams, cvode-bdf" : ""));
     }
 }
 

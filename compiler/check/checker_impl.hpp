@@ -347,6 +347,11 @@ private:
     // ---- When-clauses (when_clauses.cpp) ---------------------------------------------
 
     void check_when(const ast::When& w, std::uint32_t clause);
+    // impact name(q >= s, restitution = e): the event of q crossing into s with the reinit
+    // der(q) = der(s) - e (pre(der(q)) - der(s)).
+    void check_impact(const ast::WhenBranch& b, std::uint32_t clause);
+    // d/dt of a surface of time and parameters; null after an error located at its part.
+    ExprPtr time_derivative(const ExprPtr& e);
 
     // pre(x): x just before the event, allowed in the value of a reinit.
     ExprPtr resolve_pre(const ast::Call& c, Range range, const Context& ctx);

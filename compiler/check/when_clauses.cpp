@@ -46,22 +46,226 @@ bool changes_in_time(const Expr& e) {
     return found;
 }
 
+// An event's name unique among `events`: a clause in a loop or a component instantiated twice
+// has the same text, numbered "#2", "#3", ...
+std::string unique_name(const std::vector<Event>& events, std::string name) {
+    const auto same = std::count_if(events.begin(), events.end(), [&](const Event& e) {
+        return e.name == name || e.name.rfind(name + " #", 0) == 0;
+    });
+    if (same > 0) {
+        name += fmt::format(" #{}", same + 1);
+    }
+    return name;
+}
+
+ExprPtr call(Function f, std::vector<ExprPtr> args, Range range) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::call;
+    e->function = f;
+    e->args = std::move(args);
+    e->range = range;
+    return e;
+}
+
+bool is_zero(const ExprPtr& e) {
+    return e->kind == Expr::Kind::number && e->value == 0.0;
+}
+
 } // namespace
+
+ExprPtr Checker::time_derivative(const ExprPtr& e) {
+    using K = Expr::Kind;
+    const Range r = e->range;
+    const auto d = [&](std::size_t i) {
+        return time_derivative(e->args[i]);
+    };
+    const auto mul = [&](ExprPtr a, ExprPtr b) {
+        if (is_zero(a) || is_zero(b)) {
+            return number(0.0, r);
+        }
+        return binary(K::mul, std::move(a), std::move(b), r);
+    };
+    switch (e->kind) {
+    case K::number:
+    case K::parameter:
+    case K::compare: // piecewise constant
+        return number(0.0, r);
+    case K::time:
+        return number(1.0, r);
+    case K::negate: {
+        auto a = d(0);
+        if (!a) {
+            return nullptr;
+        }
+        auto out = std::make_shared<Expr>();
+        out->kind = K::negate;
+        out->args = {a};
+        out->range = r;
+        return out;
+    }
+    case K::add:
+    case K::sub: {
+        auto a = d(0), b = d(1);
+        return a && b ? binary(e->kind, a, b, r) : nullptr;
+    }
+    case K::mul: { // (u v)' = u' v + u v'
+        auto a = d(0), b = d(1);
+        return a && b ? binary(K::add, mul(a, e->args[1]), mul(e->args[0], b), r) : nullptr;
+    }
+    case K::div: { // (u/v)' = u'/v - u v'/v^2
+        auto a = d(0), b = d(1);
+        if (!a || !b) {
+            return nullptr;
+        }
+        auto first = binary(K::div, a, e->args[1], r);
+        auto second =
+            binary(K::div, mul(e->args[0], b), binary(K::mul, e->args[1], e->args[1], r), r);
+        return binary(K::sub, first, second, r);
+    }
+    case K::pow: { // u^c: c u^(c - 1) u', for an exponent constant in time
+        auto a = d(0), b = d(1);
+        if (!a || !b) {
+            return nullptr;
+        }
+        if (!is_zero(b)) {
+            d_.error(e->args[1]->range, "the exponent of a power in an impact's surface may not "
+                                        "depend on time; write a when-clause with its reinit");
+            return nullptr;
+        }
+        auto reduced = binary(K::sub, e->args[1], number(1.0, r), r);
+        return mul(binary(K::mul, e->args[1], binary(K::pow, e->args[0], reduced, r), r), a);
+    }
+    case K::select: { // piecewise: the derivative of the branch taken
+        auto a = d(1), b = d(2);
+        if (!a || !b) {
+            return nullptr;
+        }
+        auto out = std::make_shared<Expr>(*e);
+        out->args = {e->args[0], a, b};
+        return out;
+    }
+    case K::call: {
+        if (e->args.size() != 1) {
+            break;
+        }
+        auto a = d(0);
+        if (!a) {
+            return nullptr;
+        }
+        const ExprPtr& u = e->args[0];
+        switch (e->function) {
+        case Function::sin:
+            return mul(call(Function::cos, {u}, r), a);
+        case Function::cos: {
+            auto minus = std::make_shared<Expr>();
+            minus->kind = K::negate;
+            minus->args = {call(Function::sin, {u}, r)};
+            minus->range = r;
+            return mul(minus, a);
+        }
+        case Function::exp:
+            return mul(e, a);
+        case Function::sqrt:
+            return mul(binary(K::div, number(0.5, r), e, r), a);
+        case Function::sinh:
+            return mul(call(Function::cosh, {u}, r), a);
+        case Function::cosh:
+            return mul(call(Function::sinh, {u}, r), a);
+        case Function::log:
+            return mul(binary(K::div, number(1.0, r), u, r), a);
+        default:
+            break;
+        }
+        if (is_zero(a)) {
+            return a;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    d_.error(r, "an impact's surface may use numbers, parameters, time, + - * / ^ and sin, cos, "
+                "exp, log, sqrt, sinh, cosh of time; this part has no time derivative here; "
+                "write a when-clause with its reinit");
+    return nullptr;
+}
+
+void Checker::check_impact(const ast::WhenBranch& b, std::uint32_t clause) {
+    Event event;
+    event.clause = clause;
+    event.range = b.condition->range;
+    event.name = unique_name(out_.events, b.impact->name.text);
+    const auto* relation = b.condition->as<ast::Binary>();
+    using Op = ast::BinaryOp;
+    if (!relation || !(relation->op == Op::lt || relation->op == Op::le || relation->op == Op::gt ||
+                       relation->op == Op::ge)) {
+        d_.error(b.condition->range,
+                 "an impact needs one relation between a position and a surface, the side the "
+                 "position keeps (such as 'b.y >= s')");
+        return;
+    }
+    // the position: the side that resolves to a position
+    Context side_ctx = event_context("an impact");
+    auto lhs = resolve(*relation->lhs, side_ctx);
+    if (!lhs) {
+        return;
+    }
+    const bool position_left = lhs->kind == Expr::Kind::position;
+    const ast::Expr& surface_ast = position_left ? *relation->rhs : *relation->lhs;
+    ExprPtr position = lhs;
+    if (!position_left) {
+        position = resolve(*relation->rhs, side_ctx);
+        if (!position) {
+            return;
+        }
+        if (position->kind != Expr::Kind::position) {
+            d_.error(b.condition->range,
+                     "an impact needs a position (b.y, q) alone on one side of its relation");
+            return;
+        }
+    }
+    Context surface_ctx("the surface of an impact");
+    surface_ctx.time = true;
+    auto surface = resolve(surface_ast, surface_ctx);
+    if (!surface) {
+        return;
+    }
+    // `q >= s` (or `s <= q`): q stays above s, the impact fires when q <= s
+    const bool keeps_above = position_left == (relation->op == Op::gt || relation->op == Op::ge);
+    event.indicator = keeps_above ? binary(Expr::Kind::sub, surface, position, b.condition->range)
+                                  : binary(Expr::Kind::sub, position, surface, b.condition->range);
+    Context value_ctx = event_context("the restitution of an impact");
+    auto restitution = resolve(*b.impact->restitution, value_ctx);
+    auto rate = time_derivative(surface);
+    if (!restitution || !rate) {
+        return;
+    }
+    // v+ = s' - e (v- - s'): the velocity relative to the surface reversed and scaled by e
+    const Range r = b.condition->range;
+    auto velocity = make(Expr::Kind::velocity, r, position->index);
+    Reinit reinit;
+    reinit.range = r;
+    reinit.target = Expr::Kind::velocity;
+    reinit.index = position->index;
+    reinit.target_name = out_.positions[position->index].velocity_name;
+    reinit.value = binary(
+        Expr::Kind::sub, rate,
+        binary(Expr::Kind::mul, restitution, binary(Expr::Kind::sub, velocity, rate, r), r), r);
+    event.reinits.push_back(std::move(reinit));
+    out_.events.push_back(std::move(event));
+}
 
 void Checker::check_when(const ast::When& w, std::uint32_t clause) {
     for (const ast::WhenBranch& b : w.branches) {
+        if (b.impact) {
+            check_impact(b, clause);
+            continue;
+        }
         Event event;
         event.clause = clause;
         event.range = b.condition->range;
-        event.name = collapsed(d_.file(b.condition->range.file).slice(b.condition->range));
-        // a clause in a loop or a component instantiated twice: the same text, numbered
-        const auto same =
-            std::count_if(out_.events.begin(), out_.events.end(), [&](const Event& e) {
-                return e.name == event.name || e.name.rfind(event.name + " #", 0) == 0;
-            });
-        if (same > 0) {
-            event.name += fmt::format(" #{}", same + 1);
-        }
+        event.name = unique_name(
+            out_.events, collapsed(d_.file(b.condition->range.file).slice(b.condition->range)));
         const auto* relation = b.condition->as<ast::Binary>();
         using Op = ast::BinaryOp;
         if (!relation || !(relation->op == Op::lt || relation->op == Op::le ||

@@ -1302,6 +1302,14 @@ private:
             }
             branch.terminate = b.terminate;
             branch.terminate_range = s.map(b.terminate_range);
+            if (b.impact) {
+                auto restitution = rename(*b.impact->restitution, s, env);
+                if (!restitution) {
+                    return;
+                }
+                branch.impact = ast::Impact{{b.impact->name.text, s.map(b.impact->name.range)},
+                                            std::move(restitution)};
+            }
             out.branches.push_back(std::move(branch));
         }
         if (budget(out.range)) {

@@ -176,12 +176,19 @@ struct Reinit {
     ExprPtr target, value;
     Range range;
 };
+// `impact name(condition, restitution = e);`: a when-clause of one branch whose reinit the
+// checker derives from its condition (docs/events.md).
+struct Impact {
+    Identifier name;
+    ExprPtr restitution;
+};
 // One branch of a when-clause: `when condition then ...` or `elsewhen condition then ...`.
 struct WhenBranch {
-    ExprPtr condition;
+    ExprPtr condition; // of an impact: the side the position keeps, `b.y >= s`
     std::vector<Reinit> reinits;
     std::optional<std::string> terminate; // terminate("message")
     Range terminate_range;
+    std::optional<Impact> impact; // an impact statement, its only branch
     Range range;
 };
 // when c then ... elsewhen c2 then ... end when;

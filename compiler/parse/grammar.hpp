@@ -232,6 +232,16 @@ struct end_when_keyword : kw_when {};
 struct end_when : seq<kw_end, ws, end_when_keyword, semicolon> {};
 struct when_clause : if_must<kw_when, ws, when_branch, star<ws, elsewhen_branch>, ws, end_when> {};
 
+// impact floor(b.y >= s, restitution = e); -- a position against a surface s(t): the
+// when-clause of its crossing with the reinit of the relative velocity (docs/events.md).
+// `impact` is no keyword: a statement is an impact when it starts `impact <name>(`.
+struct impact_name : ident {};
+struct impact_comma : one<','> {};
+struct impact_restitution : seq<key<TAO_PEGTL_STRING("restitution")>, ws, one<'='>, ws, operand> {};
+struct impact_statement
+    : seq<key<TAO_PEGTL_STRING("impact")>, ws, impact_name, ws, one<'('>, ws,
+          must<operand, ws, impact_comma, ws, impact_restitution, ws, close_paren, semicolon>> {};
+
 // ---- The model ---------------------------------------------------------------------------
 
 struct model_name : ident {};

@@ -61,6 +61,9 @@ MDL_ERROR_MESSAGE(when_then, "expected 'then' after the condition of a when-clau
 MDL_ERROR_MESSAGE(when_branch, "expected a condition such as 'h <= 0'");
 MDL_ERROR_MESSAGE(end_when, "expected 'reinit(...);', 'terminate(...);', 'elsewhen' or "
                             "'end when;' in a when-clause");
+MDL_ERROR_MESSAGE(impact_comma, "expected ', restitution = <coefficient>' after the condition "
+                                "of an impact");
+MDL_ERROR_MESSAGE(impact_restitution, "expected 'restitution = <coefficient>' in an impact");
 
 #undef MDL_ERROR_MESSAGE
 

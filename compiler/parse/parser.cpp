@@ -65,20 +65,21 @@ struct control<g::exponent_operand> : depth_control<g::exponent_operand> {};
 
 template <typename Rule>
 using selector = pegtl::parse_tree::selector<
-    Rule, pegtl::parse_tree::store_content::on<
-              g::number, g::ident, g::member, g::name_ref, g::subscripts, g::call, g::negate,
-              g::unary_plus, g::power, g::exponent_operand, g::pow_op, g::term, g::term_operand,
-              g::mul_op, g::add_op, g::arith, g::rel_op, g::rel_operand, g::relation,
-              g::logical_not, g::logical_operand, g::and_op, g::logical_term, g::or_op,
-              g::logical_term_operand, g::logical_expr, g::if_expr, g::if_branch, g::else_branch,
-              g::boolean, g::expr, g::operand, g::vector_literal, g::for_iterator, g::iterator_name,
-              g::range_expr, g::range_bound, g::string_literal, g::each_mark, g::value_modifier,
-              g::nested_modifier, g::component_kind, g::decl_name, g::component_args,
-              g::component_value, g::fast_mark, g::description, g::type_name, g::parameter_item,
-              g::parameter_value, g::parameter, g::component, g::instance, g::instance_type,
-              g::instance_item, g::constraint, g::annotation, g::for_header, g::end_for,
-              g::equation, g::model_name, g::end_name, g::paren_expr, g::when_clause,
-              g::when_branch, g::reinit_statement, g::terminate_statement, g::terminate_message>>;
+    Rule,
+    pegtl::parse_tree::store_content::on<
+        g::number, g::ident, g::member, g::name_ref, g::subscripts, g::call, g::negate,
+        g::unary_plus, g::power, g::exponent_operand, g::pow_op, g::term, g::term_operand,
+        g::mul_op, g::add_op, g::arith, g::rel_op, g::rel_operand, g::relation, g::logical_not,
+        g::logical_operand, g::and_op, g::logical_term, g::or_op, g::logical_term_operand,
+        g::logical_expr, g::if_expr, g::if_branch, g::else_branch, g::boolean, g::expr, g::operand,
+        g::vector_literal, g::for_iterator, g::iterator_name, g::range_expr, g::range_bound,
+        g::string_literal, g::each_mark, g::value_modifier, g::nested_modifier, g::component_kind,
+        g::decl_name, g::component_args, g::component_value, g::fast_mark, g::description,
+        g::type_name, g::parameter_item, g::parameter_value, g::parameter, g::component,
+        g::instance, g::instance_type, g::instance_item, g::constraint, g::annotation,
+        g::for_header, g::end_for, g::equation, g::model_name, g::end_name, g::paren_expr,
+        g::when_clause, g::when_branch, g::reinit_statement, g::terminate_statement,
+        g::terminate_message, g::impact_statement, g::impact_name>>;
 
 using Node = pegtl::parse_tree::node;
 
@@ -562,6 +563,19 @@ public:
         model.whens.push_back(std::move(w));
     }
 
+    // impact name(condition, restitution = e); a when-clause of one branch
+    void impact(const Node& n, ast::Model& model) {
+        ast::When w;
+        w.range = range(n);
+        ast::WhenBranch branch;
+        branch.range = range(n);
+        branch.condition = expr(*n.children[1]);
+        branch.impact = ast::Impact{identifier(*n.children[0]), expr(*n.children[2])};
+        w.branches.push_back(std::move(branch));
+        add(model, ast::StatementKind::when, model.whens.size());
+        model.whens.push_back(std::move(w));
+    }
+
     // Opens a for-loop in `model`; its statements go to the returned body.
     ast::Model* open_loop(const Node& header, ast::Model& model) {
         auto loop = std::make_shared<ast::ForLoop>();
@@ -658,6 +672,18 @@ private:
             }
             std::uint32_t start = pos;
             std::unique_ptr<Node> tree;
+            // before the declarations: `impact floor(...)` would read as an instance
+            if (!statement<g::impact_statement>(pos, tree)) {
+                continue;
+            }
+            if (tree) {
+                if (!in_equations) {
+                    diagnostics_.error(token_range(start),
+                                       "impacts must follow the 'equation' keyword");
+                }
+                builder_.impact(*tree->children[0], *open.back());
+                continue;
+            }
             if (!statement<g::declaration>(pos, tree)) {
                 continue; // error reported, pos moved past it
             }

@@ -4,12 +4,14 @@
 // before and after the reinits (with the event's name when it has an `event` member), and the
 // integrator restarts from the state after them: rk4 steps on to its next grid point, dopri5
 // forgets its step history (FSAL slope, controller) and estimates a new starting step.
-// Every other method refuses a model with events (require_applicable).
+// cvode-adams and cvode-bdf take the same tracker on CVODE's interpolant (cvode.hpp). Every
+// other method refuses a model with events (require_applicable).
 #pragma once
 
 #include "runtime/events/event_tracker.hpp"
 #include "runtime/events/hermite_step.hpp"
 #include "runtime/integrate.hpp"
+#include "runtime/integrators/cvode.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/methods.hpp"
@@ -210,6 +212,9 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
             // first try (Hairer's starting-step estimate can be tiny on a contact at rest)
             stepper.restart(stepper.options());
             h = std::max(proposed, attempt);
+            if (tracker.holding()) { // the event put a contact at rest: see below
+                h = std::min(h, 1e-3 * (t_end - t0));
+            }
             continue;
         }
         if (output_interval > 0.0) {
@@ -251,6 +256,24 @@ IntegrationStats run_with_events(const Model& model, State& state, const RunSett
         auto stats =
             integrate_adaptive_events(stepper, state, settings.stop_time, observer, settings.step);
         stats.force_evaluations = stepper.force().evaluations();
+        return stats;
+    }
+    case Method::cvode_adams:
+    case Method::cvode_bdf: {
+        CvodeOptions options;
+        options.rtol = settings.adaptive.rtol;
+        options.atol = settings.adaptive.atol;
+        options.initial_step = settings.adaptive.initial_step;
+        options.max_step = settings.adaptive.max_step;
+        options.max_steps = settings.adaptive.max_steps;
+        auto stats = integrate_cvode_events(
+            model, state,
+            settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,
+            settings.stop_time, settings.step, [&observer](const State& s) { observer(s); },
+            [&observer](const State& s, std::string_view label) {
+                detail::observe_event(observer, s, label);
+            });
+        detail::finish(observer, state);
         return stats;
     }
     default:

@@ -1,10 +1,13 @@
 #include "runtime/integrators/cvode.hpp"
 
+#include "runtime/events/hermite_step.hpp"
 #include "runtime/integrators/constrained_acceleration.hpp"
+#include "runtime/integrators/rk4.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model_force.hpp"
 #include "runtime/numerical_failure.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -295,35 +298,9 @@ void check_setup(int flag, const char* call) {
     }
 }
 
-} // namespace
-
-IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod method,
-                                 const CvodeOptions& options, double t_end, double output_interval,
-                                 const std::function<void(const State&)>& observer) {
-    const std::string_view name = to_string(method);
-    if (method == CvodeMethod::adams && model.constrained()) {
-        throw MethodNotApplicable(name, "the model has " + std::to_string(model.constraints()) +
-                                            " constraint(s) (" + model.constraint_name(0) +
-                                            ", ...); use cvode-bdf, dopri5, rk4 or ida");
-    }
-    require_state_shape(model, state, name);
-    require_run_interval(state.t, t_end, output_interval > 0.0 ? output_interval : 1.0, name);
-    if (!(options.rtol >= 0.0) || !(options.atol >= 0.0) ||
-        (options.rtol == 0.0 && options.atol == 0.0)) {
-        throw std::invalid_argument(std::string(name) +
-                                    ": rtol and atol must be non-negative and not both zero");
-    }
-    IntegrationStats stats;
-    require_finite(model, state, name);
-    observer(static_cast<const State&>(state));
-    ++stats.outputs;
-    const double t0 = state.t;
-    if (t_end == t0) {
-        return stats;
-    }
-
-    Problem problem(model);
-    Solver solver;
+// The CVODE objects for integrating from `state` towards t_end with `options`.
+void set_up(Solver& solver, Problem& problem, const Model& model, CvodeMethod method,
+            const CvodeOptions& options, const State& state, double t_end) {
     const auto size = static_cast<sunindextype>(2 * model.positions() + model.states());
     check_setup(SUNContext_Create(nullptr, &solver.context), "SUNContext_Create");
     solver.y = N_VNew_Serial(size, solver.context);
@@ -332,7 +309,7 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         throw std::bad_alloc();
     }
     pack(state, solver.y);
-    check_setup(CVodeInit(solver.memory, right_hand_side, t0, solver.y), "CVodeInit");
+    check_setup(CVodeInit(solver.memory, right_hand_side, state.t, solver.y), "CVodeInit");
     check_setup(CVodeSetUserData(solver.memory, &problem), "CVodeSetUserData");
     check_setup(CVodeSetErrHandlerFn(solver.memory, error_handler, &problem),
                 "CVodeSetErrHandlerFn");
@@ -362,13 +339,52 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
     }
     if (options.initial_step > 0.0) {
         check_setup(
-            CVodeSetInitStep(solver.memory, std::copysign(options.initial_step, t_end - t0)),
+            CVodeSetInitStep(solver.memory, std::copysign(options.initial_step, t_end - state.t)),
             "CVodeSetInitStep");
     }
     if (std::isfinite(options.max_step) && options.max_step > 0.0) {
         check_setup(CVodeSetMaxStep(solver.memory, options.max_step), "CVodeSetMaxStep");
     }
     check_setup(CVodeSetStopTime(solver.memory, t_end), "CVodeSetStopTime");
+}
+
+// The checks both drivers make before integrating.
+void require_runnable(const Model& model, const State& state, std::string_view name,
+                      CvodeMethod method, const CvodeOptions& options, double t_end,
+                      double output_interval) {
+    if (method == CvodeMethod::adams && model.constrained()) {
+        throw MethodNotApplicable(name, "the model has " + std::to_string(model.constraints()) +
+                                            " constraint(s) (" + model.constraint_name(0) +
+                                            ", ...); use cvode-bdf, dopri5, rk4 or ida");
+    }
+    require_state_shape(model, state, name);
+    require_run_interval(state.t, t_end, output_interval > 0.0 ? output_interval : 1.0, name);
+    if (!(options.rtol >= 0.0) || !(options.atol >= 0.0) ||
+        (options.rtol == 0.0 && options.atol == 0.0)) {
+        throw std::invalid_argument(std::string(name) +
+                                    ": rtol and atol must be non-negative and not both zero");
+    }
+}
+
+} // namespace
+
+IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod method,
+                                 const CvodeOptions& options, double t_end, double output_interval,
+                                 const std::function<void(const State&)>& observer) {
+    const std::string_view name = to_string(method);
+    require_runnable(model, state, name, method, options, t_end, output_interval);
+    IntegrationStats stats;
+    require_finite(model, state, name);
+    observer(static_cast<const State&>(state));
+    ++stats.outputs;
+    const double t0 = state.t;
+    if (t_end == t0) {
+        return stats;
+    }
+
+    Problem problem(model);
+    Solver solver;
+    set_up(solver, problem, model, method, options, state, t_end);
 
     const double direction = t_end < t0 ? -1.0 : 1.0;
     const double span = std::abs(t_end - t0);
@@ -429,6 +445,172 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
     return stats;
 }
 
+IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeMethod method,
+                                        const CvodeOptions& options, double t_end,
+                                        double output_interval,
+                                        const std::function<void(const State&)>& observer,
+                                        const EventObserver& on_event, EventOptions events) {
+    const std::string_view name = to_string(method);
+    require_runnable(model, state, name, method, options, t_end, output_interval);
+    if (!(t_end >= state.t)) {
+        throw MethodNotApplicable(name, "a model with events runs forward in time only");
+    }
+    EventTracker tracker(model, name, events);
+    IntegrationStats stats;
+    require_finite(model, state, name);
+    tracker.start(state);
+    observer(static_cast<const State&>(state));
+    ++stats.outputs;
+    const double t0 = state.t;
+    const auto finish = [&] {
+        stats.event_counts = tracker.counts().fired;
+        stats.event_rests = tracker.counts().rests;
+        return stats;
+    };
+    if (t_end == t0) {
+        return finish();
+    }
+    Problem problem(model);
+    Solver solver;
+    set_up(solver, problem, model, method, options, state, t_end);
+    N_Vector work = N_VClone(solver.y);
+    if (work == nullptr) {
+        throw std::bad_alloc();
+    }
+    struct Release {
+        N_Vector v;
+        ~Release() { N_VDestroy(v); }
+    } release{work};
+
+    // CVodeReInit zeroes CVODE's counters: those of the integrations before it add up here
+    long steps = 0, earlier_steps = 0, earlier_rejected = 0;
+    const auto rejected_now = [&] {
+        long error_test_failures = 0, convergence_failures = 0;
+        CVodeGetNumErrTestFails(solver.memory, &error_test_failures);
+        CVodeGetNumNonlinSolvConvFails(solver.memory, &convergence_failures);
+        return error_test_failures + convergence_failures;
+    };
+    // CVODE's interpolant of its last step
+    const Interpolant at = [&](double t, State& out) {
+        const int flag = CVodeGetDky(solver.memory, t, 0, work);
+        if (flag < 0) {
+            throw_failure(model, name, solver, problem, flag, t_end);
+        }
+        unpack(work, out);
+        out.t = t;
+    };
+    // a new initial value problem from s (an event's reinits, a contact released)
+    const double span = t_end - t0;
+    const auto restart = [&](const State& s) {
+        earlier_steps += steps;
+        earlier_rejected += rejected_now();
+        steps = 0;
+        pack(s, solver.y);
+        check_setup(CVodeReInit(solver.memory, s.t, solver.y), "CVodeReInit");
+    };
+    // While a contact is held (docs/events.md), the state is projected onto it after every
+    // step, and CVODE, restarted at order 1 from each projection, would creep with steps of
+    // sqrt(atol/a): the held motion takes classical RK4 steps of a thousandth of the run
+    // instead (as dopri5's steps while holding), on their cubic Hermite interpolant, and
+    // CVODE starts again from the release.
+    std::optional<RungeKutta4<>> held;
+    HermiteStep hermite(model);
+    const Interpolant hermite_at = [&hermite](double t, State& out) {
+        hermite(t, out);
+    };
+    std::size_t held_steps = 0;
+    State end = state, dense = state;
+    std::size_t next_output = 1;
+    const auto write_dense = [&](const Interpolant& interpolant, double until, bool inclusive) {
+        for (;;) {
+            const double t_out = t0 + static_cast<double>(next_output) * output_interval;
+            if (t_out > until || (!inclusive && t_out == until) || t_end - t_out <= 1e-12 * span) {
+                return;
+            }
+            interpolant(t_out, dense);
+            tracker.project(dense);
+            observer(static_cast<const State&>(dense));
+            ++stats.outputs;
+            ++next_output;
+        }
+    };
+    while (state.t < t_end) {
+        const bool holding = tracker.holding();
+        bool last = false;
+        if (holding) {
+            if (model.constrained()) {
+                throw MethodNotApplicable(name, "a contact at rest in a constrained model is "
+                                                "held by dopri5 and rk4 only");
+            }
+            if (!held) {
+                held.emplace(model);
+            }
+            const State begin = state;
+            end = state;
+            const double h = 1e-3 * span;
+            last = t_end - state.t <= 1.01 * h;
+            held->step(end, last ? t_end - state.t : h);
+            end.t = last ? t_end : begin.t + h;
+            ++held_steps;
+            require_finite(model, end, name);
+            hermite.fit(begin, end);
+        } else {
+            if (options.max_steps > 0) {
+                const long remaining = static_cast<long>(options.max_steps) - earlier_steps - steps;
+                if (remaining <= 0) {
+                    throw_failure(model, name, solver, problem, CV_TOO_MUCH_WORK, t_end);
+                }
+                CVodeSetMaxNumSteps(solver.memory, remaining);
+            } else {
+                CVodeSetMaxNumSteps(solver.memory, -1);
+            }
+            sunrealtype reached = 0.0;
+            problem.non_finite = false;
+            const int flag = CVode(solver.memory, t_end, solver.y, &reached, CV_ONE_STEP);
+            CVodeGetNumSteps(solver.memory, &steps);
+            if (flag < 0) {
+                throw_failure(model, name, solver, problem, flag, t_end);
+            }
+            unpack(solver.y, end);
+            last = flag == CV_TSTOP_RETURN || reached >= t_end;
+            end.t = last ? t_end : reached;
+            require_finite(model, end, name);
+        }
+        const Interpolant& interpolant = holding ? hermite_at : at;
+        if (auto outcome = tracker.step(end, interpolant)) {
+            if (output_interval > 0.0) {
+                write_dense(interpolant, outcome->before.t, false);
+            }
+            on_event(outcome->before, outcome->label);
+            on_event(outcome->after, outcome->label);
+            stats.outputs += 2;
+            state = outcome->after;
+            if (outcome->terminate) {
+                stats.terminated = true;
+                stats.terminate_message = outcome->message;
+                break;
+            }
+            restart(state);
+            continue;
+        }
+        if (output_interval > 0.0) {
+            write_dense(interpolant, end.t, true);
+            if (last) {
+                observer(static_cast<const State&>(end));
+                ++stats.outputs;
+            }
+        } else {
+            observer(static_cast<const State&>(end));
+            ++stats.outputs;
+        }
+        state = end;
+    }
+    stats.steps = static_cast<std::size_t>(earlier_steps + steps) + held_steps;
+    stats.rejected = static_cast<std::size_t>(earlier_rejected + rejected_now());
+    stats.force_evaluations = problem.evaluations();
+    return finish();
+}
+
 #else // built without SUNDIALS
 
 bool cvode_available() {
@@ -437,6 +619,15 @@ bool cvode_available() {
 
 IntegrationStats integrate_cvode(const Model&, State&, CvodeMethod method, const CvodeOptions&,
                                  double, double, const std::function<void(const State&)>&) {
+    throw MethodNotApplicable(to_string(method),
+                              "this build of mdl has no SUNDIALS (install libsundials-dev and "
+                              "rebuild)");
+}
+
+IntegrationStats integrate_cvode_events(const Model&, State&, CvodeMethod method,
+                                        const CvodeOptions&, double, double,
+                                        const std::function<void(const State&)>&,
+                                        const EventObserver&, EventOptions) {
     throw MethodNotApplicable(to_string(method),
                               "this build of mdl has no SUNDIALS (install libsundials-dev and "
                               "rebuild)");

@@ -30,10 +30,17 @@
 // NumericalFailure naming the time, the method, CVODE's flag and message and the variable
 // with the largest weighted local error.
 //
+// Events (docs/events.md): integrate_cvode_events takes CVODE's steps one at a time and hands
+// each to the EventTracker with CVODE's own interpolant of the step (CVodeGetDky), the same
+// detection, reinit and resting rules as dopri5 and rk4; after an event, or a projection onto
+// a contact held at rest, CVODE starts again from the new state (CVodeReInit: order 1, its
+// step history forgotten).
+//
 // Optional at build time: without SUNDIALS (libsundials-dev) cvode_available() is false, the
 // methods are not listed by methods() and integrate_cvode throws MethodNotApplicable.
 #pragma once
 
+#include "runtime/events/event_tracker.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/model.hpp"
 #include "runtime/state.hpp"
@@ -73,5 +80,15 @@ struct CvodeOptions {
 IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod method,
                                  const CvodeOptions& options, double t_end, double output_interval,
                                  const std::function<void(const State&)>& observer);
+
+// A model with events, forward in time: as integrate_cvode, and at each event `on_event` sees
+// the state before and after its reinits with the event's name. IntegrationStats also
+// count the events (event_counts, event_rests) and say whether terminate() ended the run.
+using EventObserver = std::function<void(const State&, std::string_view label)>;
+IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeMethod method,
+                                        const CvodeOptions& options, double t_end,
+                                        double output_interval,
+                                        const std::function<void(const State&)>& observer,
+                                        const EventObserver& on_event, EventOptions events = {});
 
 } // namespace mdl::runtime

@@ -1,5 +1,6 @@
 // `mdl sweep` as a user runs it: the grid, the per-run and summary CSVs, failures as rows,
 // the same files from any number of threads (and MPI ranks, when built with MPI).
+#include "../support/vibrating_table_map.hpp"
 #include "cli_test_support.hpp"
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -223,6 +225,73 @@ TEST_CASE("bad sweeps get a one-line error naming the flag") {
     CHECK(file.status == 2);
     CHECK(file.output.find("--output: cannot create the directory '/proc/no/such/dir'") !=
           std::string::npos);
+}
+
+TEST_CASE("mdl sweep --events collects the impact phases after a transient: period 1, then 2") {
+    // the ball on the vibrating table from the table's phase 0 at Gamma = 1.2 (inside the
+    // period-1 orbit's range) and 1.55 (just above its period doubling), docs/events.md
+    std::string out = directory("events");
+    Result r = mdl("sweep " + model("vibrating_table.mdl") +
+                   " -p phi0=0 -p dv=0 -p Gamma=1.2,1.55 --stop 20 --step 1 --events-after 15 "
+                   "--event-period T --summary-only -j 2 -o " +
+                   out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK_FALSE(fs::exists(fs::path(out) / "run_000.csv"));
+    CsvTable events(fs::path(out) / "events.csv");
+    CHECK(events.header == std::vector<std::string>{"run", "phi0", "dv", "Gamma", "event", "time",
+                                                    "cycle", "phase", "b.y", "b.vy"});
+    impact_map::Table table;
+    const double pi = std::numbers::pi, e = table.e, T = table.T();
+    const double gamma1 = pi * (1 - e) / (1 + e);
+    std::size_t row = 0;
+    for (double gamma : {1.2, 1.55}) {
+        INFO("Gamma = " << gamma);
+        table.Gamma = gamma;
+        // the impacts in [15, 20) by the exact impact map, independently of mdl
+        std::vector<double> expected;
+        for (double t : table.impact_times(table.g * T / 2, 260)) {
+            if (t >= 15.0 && t < 20.0) {
+                expected.push_back(t);
+            }
+        }
+        REQUIRE(expected.size() >= 45);
+        for (std::size_t k = 0; k < expected.size(); ++k, ++row) {
+            INFO("impact at " << expected[k]);
+            REQUIRE(row < events.rows.size());
+            CHECK(events.number(row, "Gamma") == gamma);
+            CHECK(events.text(row, "event") == "b.y <= A*sin(omega*time + phi0)");
+            const double t = events.number(row, "time");
+            CHECK(std::abs(t - expected[k]) <= 1e-9);
+            CHECK(events.number(row, "cycle") == std::floor(expected[k] / T));
+            CHECK(std::abs(events.number(row, "phase") - table.phase(expected[k])) <= 1e-8);
+            CHECK(std::abs(events.number(row, "b.y") - table.s(t)) <= 1e-9);
+            if (gamma == 1.2) { // period 1: the closed-form phase, once per cycle
+                CHECK(std::abs(events.number(row, "phase") - std::acos(gamma1 / gamma)) <= 1e-8);
+                CHECK(std::abs(events.number(row, "b.vy") + table.g * T / 2) <= 1e-8);
+            } else if (k >= 2) { // period 2: two phases, alternating
+                CHECK(std::abs(events.number(row, "phase") - events.number(row - 2, "phase")) <=
+                      1e-8);
+                CHECK(std::abs(events.number(row, "phase") - events.number(row - 1, "phase")) >=
+                      0.4);
+            }
+        }
+    }
+    CHECK(row == events.rows.size());
+
+    // the settings name the flag
+    const std::string table_sweep =
+        "sweep " + model("vibrating_table.mdl") + " -p Gamma=1.2 --stop 1 -o " + out;
+    Result name = mdl(table_sweep + " --event-period Tau");
+    CHECK(name.status == 2);
+    CHECK(name.output.find("mdl sweep: error: --event-period: 'Tau' is neither a number nor a "
+                           "Real parameter") != std::string::npos);
+    Result zero = mdl(table_sweep + " --event-period 0");
+    CHECK(zero.status == 2);
+    CHECK(zero.output.find("--event-period: 0 is not positive") != std::string::npos);
+    Result none = mdl("sweep " + model("harmonic_oscillator.mdl") + " -p k=1 --events -o " + out);
+    CHECK(none.status == 2);
+    CHECK(none.output.find("--events: HarmonicOscillator has no events") != std::string::npos);
 }
 
 #ifdef MDL_MPIEXEC
