@@ -1,0 +1,89 @@
+#include "runtime/sparse_jacobians.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace mdl::runtime {
+
+bool has_sparse_force_jacobians(const Model& model) {
+    const mdl_kernels& k = model.kernels();
+    return model.has_force_jacobians() && k.force_dq_values != nullptr &&
+           k.force_dv_values != nullptr &&
+           k.force_dq_pattern.rows == static_cast<unsigned>(model.positions()) &&
+           k.force_dv_pattern.rows == static_cast<unsigned>(model.positions());
+}
+
+bool use_sparse_linear_algebra(const Model& model, LinearAlgebra choice) {
+    if (choice == LinearAlgebra::dense || !has_sparse_force_jacobians(model) ||
+        model.constrained() || !model.mass_constant_diagonal()) {
+        return false;
+    }
+    return choice == LinearAlgebra::sparse || model.positions() >= sparse_threshold;
+}
+
+PatternEntries pattern_entries(const mdl_sparsity& pattern) {
+    PatternEntries entries;
+    entries.row.reserve(pattern.nonzeros);
+    entries.column.reserve(pattern.nonzeros);
+    for (unsigned i = 0; i < pattern.rows; ++i) {
+        for (unsigned e = pattern.row_start[i]; e < pattern.row_start[i + 1]; ++e) {
+            entries.row.push_back(static_cast<int>(i));
+            entries.column.push_back(static_cast<int>(pattern.column[e]));
+        }
+    }
+    return entries;
+}
+
+FixedPatternMatrix::FixedPatternMatrix(Eigen::Index size) : size_(size), matrix_(size, size) {}
+
+std::size_t FixedPatternMatrix::add_source(const PatternEntries& entries) {
+    sources_.push_back(entries);
+    return sources_.size() - 1;
+}
+
+std::size_t FixedPatternMatrix::add_diagonal(Eigen::Index count) {
+    PatternEntries diagonal;
+    for (Eigen::Index i = 0; i < count; ++i) {
+        diagonal.row.push_back(static_cast<int>(i));
+        diagonal.column.push_back(static_cast<int>(i));
+    }
+    return add_source(diagonal);
+}
+
+void FixedPatternMatrix::build() {
+    std::vector<Eigen::Triplet<double, int>> triplets;
+    for (const PatternEntries& s : sources_) {
+        for (std::size_t e = 0; e < s.row.size(); ++e) {
+            triplets.emplace_back(s.row[e], s.column[e], 0.0);
+        }
+    }
+    matrix_.resize(size_, size_);
+    matrix_.setFromTriplets(triplets.begin(), triplets.end()); // duplicates merge
+    matrix_.makeCompressed();
+    const int* outer = matrix_.outerIndexPtr();
+    const int* inner = matrix_.innerIndexPtr();
+    slots_.assign(sources_.size(), {});
+    for (std::size_t s = 0; s < sources_.size(); ++s) {
+        const PatternEntries& source = sources_[s];
+        std::vector<int>& slots = slots_[s];
+        slots.resize(source.row.size());
+        for (std::size_t e = 0; e < source.row.size(); ++e) {
+            const int column = source.column[e];
+            const int* begin = inner + outer[column];
+            const int* end = inner + outer[column + 1];
+            const int* at = std::lower_bound(begin, end, source.row[e]);
+            if (at == end || *at != source.row[e]) {
+                throw std::logic_error("FixedPatternMatrix: an entry is missing from the pattern");
+            }
+            slots[e] = static_cast<int>(at - inner);
+        }
+    }
+    sources_.clear();
+    sources_.shrink_to_fit();
+}
+
+void FixedPatternMatrix::set_zero() {
+    std::fill(matrix_.valuePtr(), matrix_.valuePtr() + matrix_.nonZeros(), 0.0);
+}
+
+} // namespace mdl::runtime
