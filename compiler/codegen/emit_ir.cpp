@@ -469,8 +469,9 @@ private:
                               static_cast<std::size_t>(std::max<std::int32_t>(slots, 1)));
             // Kept apart: inlining them back would rebuild the one huge block.
             section->addFnAttr(llvm::Attribute::NoInline);
-            if ((k == Kernel::force_dq || k == Kernel::force_dv) &&
-                !options_.optimize_jacobian_sections) {
+            if (((k == Kernel::force_dq || k == Kernel::force_dv) &&
+                 !options_.optimize_jacobian_sections) ||
+                (k == Kernel::potential && !options_.optimize_potential_sections)) {
                 section->addFnAttr(llvm::Attribute::OptimizeNone);
             }
             kb.CreateCall(section_type_, section, {kernel->getArg(0), kernel->getArg(1), scratch});

@@ -69,6 +69,7 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     key.add(options.section_operations);
     key.add(options.slp_max_jacobian_instructions);
     key.add(options.optimize_jacobian_sections ? 1U : 0U);
+    key.add(options.optimize_potential_sections ? 1U : 0U);
     const symbolic::SystemSizes& s = system.sizes();
     for (std::uint64_t size : {s.positions, s.states, s.constraints, s.vibrations, s.parameters}) {
         key.add(size);

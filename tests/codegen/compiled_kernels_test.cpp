@@ -314,7 +314,8 @@ TEST_CASE("a sum longer than the section budget is folded over several functions
     }
 }
 
-TEST_CASE("Jacobian sections compiled without optimization compute the optimized bits",
+TEST_CASE("Jacobian and potential sections compiled without optimization compute the "
+          "optimized bits",
           "[codegen][sections]") {
     // two masses on a spring of rest length L with a damper: df/dq and df/dv have real
     // entries (the double pendulum's gravity has none)
@@ -323,20 +324,23 @@ TEST_CASE("Jacobian sections compiled without optimization compute the optimized
         const symbolic::Expr k = s->parameter(0), len = s->parameter(1), c = s->parameter(2);
         const symbolic::Expr x = s->position(0), y = s->position(1);
         const symbolic::Expr r = sqrt(x * x + y * y);
-        std::vector<symbolic::ExprId> force = symbolic::gradient(
-            s->pool(), 0.5 * k * pow(r - len, 2.0), symbolic::VarKind::position, 2);
+        const symbolic::Expr potential = 0.5 * k * pow(r - len, 2.0) + c * sin(x) * cos(y);
+        std::vector<symbolic::ExprId> force =
+            symbolic::gradient(s->pool(), potential, symbolic::VarKind::position, 2);
         force[0] = (symbolic::Expr(s->pool(), s->pool().neg(force[0])) - c * s->velocity(0)).id();
         force[1] = (symbolic::Expr(s->pool(), s->pool().neg(force[1])) -
                     c * s->velocity(1) * s->velocity(0))
                        .id();
         s->outputs(Kernel::mass) = {s->constant(1), s->constant(2)};
         s->outputs(Kernel::force) = force;
+        s->outputs(Kernel::potential) = {potential};
         symbolic::derive_kernels(*s);
     }
     CodegenOptions fast, optimized;
     fast.section_operations = optimized.section_operations = 7;
     fast.keep_ir = optimized.keep_ir = true;
     optimized.optimize_jacobian_sections = true;
+    optimized.optimize_potential_sections = true;
     const auto plain = CompiledKernels::compile(*s, fast);
     const auto reference = CompiledKernels::compile(*s, optimized);
     const auto attributes_of = [](const std::string& ir, const std::string& function) {
@@ -352,6 +356,9 @@ TEST_CASE("Jacobian sections compiled without optimization compute the optimized
           std::string::npos);
     CHECK(attributes_of(reference.ir(), "mdl_force_dq_values.section0").find("optnone") ==
           std::string::npos);
+    CHECK(attributes_of(plain.ir(), "mdl_potential.section0").find("optnone") != std::string::npos);
+    CHECK(attributes_of(reference.ir(), "mdl_potential.section0").find("optnone") ==
+          std::string::npos);
     CHECK(attributes_of(plain.ir(), "mdl_force.section0").find("optnone") == std::string::npos);
     const std::uint32_t n = s->sizes().positions;
     std::mt19937_64 rng(31);
@@ -361,6 +368,8 @@ TEST_CASE("Jacobian sections compiled without optimization compute the optimized
               test::run(reference.kernels().force_dq, n * n, at));
         CHECK(test::run(plain.kernels().force_dv, n * n, at) ==
               test::run(reference.kernels().force_dv, n * n, at));
+        CHECK(test::run(plain.kernels().potential, 1, at) ==
+              test::run(reference.kernels().potential, 1, at));
     }
 }
 
