@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace mdl::runtime {
@@ -28,9 +29,10 @@ enum class LinearAlgebra : std::uint8_t {
 
 // From this many positions on, `automatic` picks the sparse path. Measured with
 // `mdl_bench --benchmark_filter='^implicit_step/'` on the chain of masses
-// (docs/performance.md): a generalized-alpha step costs the same either way at about this
-// size, and the dense path's O(n^3) factorization loses quickly above it.
-inline constexpr Eigen::Index sparse_threshold = 48;
+// (docs/performance.md): with KLU a generalized-alpha step already costs 0.7x the dense one
+// at 16 positions (the smallest chain measured) and 0.37x at 32; 24 leaves a margin for
+// models whose Jacobians are denser than the chain's.
+inline constexpr Eigen::Index sparse_threshold = 24;
 
 // The model has the values kernels of df/dq and df/dv (every model compiled since issue 19
 // with force Jacobians; a hand-built kernel table may lack them).
@@ -74,6 +76,33 @@ private:
     std::vector<PatternEntries> sources_;
     std::vector<std::vector<int>> slots_;
     SparseMatrix matrix_;
+};
+
+// A sparse LU factorization of matrices of one pattern: SuiteSparse's KLU (Davis & Palamadai
+// Natarajan, "Algorithm 907: KLU, a direct sparse solver for circuit simulation problems",
+// ACM TOMS 37, 2010) where mdl is built with it (libsuitesparse-dev), else Eigen's SparseLU.
+// KLU orders the matrix once (block triangular form, AMD) and factorizes each new set of
+// values with partial pivoting; on the chain of masses it factorizes several times faster
+// than SparseLU's supernodal code, whose overhead is made for denser factors.
+class SparseLuSolver {
+public:
+    SparseLuSolver();
+    SparseLuSolver(SparseLuSolver&&) noexcept;
+    SparseLuSolver& operator=(SparseLuSolver&&) noexcept;
+    ~SparseLuSolver();
+
+    // The ordering for matrices of a's pattern (compressed).
+    void analyze(const SparseMatrix& a);
+    // The factors of a (analyze()'s pattern); false when a is singular.
+    bool factorize(const SparseMatrix& a);
+    // x = a^-1 b with the last factors; false when not finite.
+    bool solve(const Vector& b, Vector& x);
+    // "klu" or "eigen-sparselu"
+    static const char* backend();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
 };
 
 } // namespace mdl::runtime

@@ -18,7 +18,7 @@
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
-#if MDL_HAVE_KLU
+#if MDL_HAVE_SUNDIALS_KLU
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 #endif
@@ -160,7 +160,7 @@ int jacobian(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* user_data, 
     }
 }
 
-#if MDL_HAVE_KLU
+#if MDL_HAVE_SUNDIALS_KLU
 // The same Jacobian in compressed sparse rows, from the structural nonzeros of df/dq and
 // df/dv: row i < n has the 1 of dq_i/dt = v_i, row n + i the entries of a_q's row i (columns
 // below n) then a_v's (columns n + j): ascending.
@@ -380,8 +380,8 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         return stats;
     }
 
-    const bool sparse = MDL_HAVE_KLU && method == CvodeMethod::bdf && options.model_jacobian &&
-                        model.states() == 0 &&
+    const bool sparse = MDL_HAVE_SUNDIALS_KLU && method == CvodeMethod::bdf &&
+                        options.model_jacobian && model.states() == 0 &&
                         use_sparse_linear_algebra(model, options.linear_algebra);
     Problem problem(model, sparse);
     Solver solver;
@@ -404,7 +404,7 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         check_setup(CVodeSetNonlinearSolver(solver.memory, solver.nonlinear),
                     "CVodeSetNonlinearSolver");
     } else {
-#if MDL_HAVE_KLU
+#if MDL_HAVE_SUNDIALS_KLU
         if (sparse) {
             const auto nonzeros =
                 static_cast<sunindextype>(model.positions()) +
@@ -430,7 +430,7 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         // constrained: CVODE's difference quotients (the kernels' Jacobian omits the
         // constraint forces' derivatives)
         if (options.model_jacobian && model.states() == 0 && !model.constrained()) {
-#if MDL_HAVE_KLU
+#if MDL_HAVE_SUNDIALS_KLU
             check_setup(CVodeSetJacFn(solver.memory, sparse ? sparse_jacobian : jacobian),
                         "CVodeSetJacFn");
 #else

@@ -35,7 +35,7 @@
 // Large models (sparse_jacobians.hpp): from sparse_threshold positions on, an unconstrained
 // model with a constant diagonal mass matrix assembles Newton's matrix from the structural
 // nonzeros of df/dq and df/dv (the compiler's values kernels) into a sparse matrix of fixed
-// pattern, factorized by Eigen's SparseLU (the pattern analysed once per stepper). The
+// pattern, factorized by KLU (SparseLuSolver; the pattern analysed once per stepper). The
 // same iteration, the same matrix entries (each the same sum in the same order), so the
 // trajectories equal the dense path's to round-off (tests/runtime/sparse_linear_algebra_test).
 #pragma once
@@ -46,7 +46,6 @@
 #include "runtime/sparse_jacobians.hpp"
 
 #include <Eigen/LU>
-#include <Eigen/SparseLU>
 #include <concepts>
 #include <limits>
 #include <string>
@@ -235,7 +234,7 @@ private:
             f_q_values_.assign(dq.row.size(), 0.0);
             f_v_values_.assign(dv.row.size(), 0.0);
             velocity_term_.assign(dv.row.size(), 0.0);
-            sparse_lu_.analyzePattern(newton_.matrix());
+            sparse_lu_.analyze(newton_.matrix());
         }
     }
 
@@ -282,12 +281,10 @@ private:
             for (std::size_t i = 0; i < diagonal.size(); ++i) {
                 values[diagonal[i]] += 1.0 - p_.alpha_m;
             }
-            sparse_lu_.factorize(newton_.matrix());
-            if (sparse_lu_.info() != Eigen::Success) {
+            if (!sparse_lu_.factorize(newton_.matrix())) {
                 return false;
             }
-            dz_ = sparse_lu_.solve(r_);
-            return dz_.allFinite();
+            return sparse_lu_.solve(r_, dz_);
         } else {
             (void)t_alpha, (void)s, (void)beta_h2, (void)h;
             return false;
@@ -384,7 +381,7 @@ private:
     int iterations_ = 0;
     // the sparse path
     FixedPatternMatrix newton_;
-    Eigen::SparseLU<SparseMatrix, Eigen::COLAMDOrdering<int>> sparse_lu_;
+    SparseLuSolver sparse_lu_;
     std::vector<double> f_q_values_, f_v_values_, velocity_term_;
     std::vector<int> dq_rows_, dq_columns_, dv_rows_, dv_columns_;
 };
