@@ -296,6 +296,7 @@ int main(int argc, char** argv) {
     register_compile_benchmarks(models);
     register_step_benchmarks(models);
     register_micro_step_benchmarks();
+    register_implicit_step_benchmarks();
     if (!register_kernel_benchmarks(std::cerr)) {
         return 1;
     }
