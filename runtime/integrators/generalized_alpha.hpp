@@ -37,7 +37,7 @@
 // nonzeros of df/dq and df/dv (the compiler's values kernels) into a sparse matrix of fixed
 // pattern, factorized by KLU (SparseLuSolver; the pattern analysed once per stepper). The
 // same iteration, the same matrix entries (each the same sum in the same order), so the
-// trajectories equal the dense path's to round-off (tests/runtime/sparse_linear_algebra_test).
+// trajectories equal the dense path's to round-off (tests/api/sparse_linear_algebra_test.cpp).
 #pragma once
 
 #include "runtime/integrators/lagrange_multipliers.hpp"
