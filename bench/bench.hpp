@@ -112,6 +112,10 @@ struct MicroStepCaseName {
     std::string description;
 };
 void register_micro_step_benchmarks();
+
+// implicit_step/chain:<positions>/<stepper>: generalized-alpha with dense and sparse Newton
+// matrices against velocity Verlet on the hanging chain (implicit_step_bench.cpp, issue 19).
+void register_implicit_step_benchmarks();
 std::vector<MicroStepCaseName> micro_step_cases();
 
 // ---- summary (summary.cpp) ---------------------------------------------------------------

@@ -299,6 +299,7 @@ int main(int argc, char** argv) {
     if (filter_selects("mechanics/compile/n:2")) {
         register_mechanics_benchmarks();
     }
+    register_implicit_step_benchmarks();
     if (!register_kernel_benchmarks(std::cerr)) {
         return 1;
     }

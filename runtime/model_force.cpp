@@ -55,6 +55,21 @@ void ModelForce::rates(double t, const Vector& q, const Vector& v, const Vector&
     model_->rates(t + time_offset_, q, v, x, phases_at(t), xdot);
 }
 
+void ModelForce::force_jacobian_values(double t, const Vector& q, const Vector& v, const Vector& x,
+                                       double* f_q, double* f_v) {
+    const Vector& theta = phases_at(t);
+    const std::vector<double>& p = model_->parameters();
+    const mdl_kernel_args a{t + time_offset_,
+                            q.size() ? q.data() : nullptr,
+                            v.size() ? v.data() : nullptr,
+                            x.size() ? x.data() : nullptr,
+                            theta.size() ? theta.data() : nullptr,
+                            p.empty() ? nullptr : p.data()};
+    const mdl_kernels& k = model_->kernels();
+    k.force_dq_values(&a, f_q);
+    k.force_dv_values(&a, f_v);
+}
+
 void ModelForce::acceleration_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
                                         Matrix& a_q, Matrix& a_v) {
     const Vector& theta = phases_at(t);

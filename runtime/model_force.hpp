@@ -60,6 +60,12 @@ public:
     void acceleration_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
                                 Matrix& a_q, Matrix& a_v);
 
+    // The values of df/dq and df/dv at the structural nonzeros of the model's patterns
+    // (kernel_abi.h: force_dq_values, force_dv_values; sparse_jacobians.hpp), unscaled by
+    // M^-1; the phases and the explicit time as in acceleration().
+    void force_jacobian_values(double t, const Vector& q, const Vector& v, const Vector& x,
+                               double* f_q, double* f_v);
+
     // By default the phases are the model's, theta(t) = omega t + c. With an origin they are
     // theta0 + omega (t - t0): HMM's asynchronous micro-integrations start at phase 0
     // whatever the macro time (Calvo & Sanz-Serna, Algorithm 2), and the model's explicit

@@ -537,8 +537,13 @@ std::string CompiledModel::c_header(const ObjectOptions& options) const {
     m.triple = target.triple;
     m.cpu = target.cpu;
     for (symbolic::Kernel k : symbolic::all_kernels) {
-        if (!state_->system.outputs(k).empty()) {
+        if (state_->system.has_kernel(k)) {
             m.kernels.emplace_back(symbolic::kernel_name(k));
+        }
+    }
+    for (symbolic::Kernel k : symbolic::all_kernels) { // the values of the sparse ones
+        if (state_->system.has_kernel(k) && symbolic::is_matrix_kernel(k)) {
+            m.kernels.push_back(std::string(symbolic::kernel_name(k)) + "_values");
         }
     }
     m.positions = state_->position_names;

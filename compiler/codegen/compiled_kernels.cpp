@@ -80,6 +80,27 @@ mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
     return nullptr;
 }
 
+// The values kernel and the pattern of a matrix kernel in the table, or nulls.
+struct SparseSlots {
+    mdl_kernel* values;
+    mdl_sparsity* pattern;
+};
+SparseSlots sparse_slots_of(mdl_kernels& table, symbolic::Kernel k) {
+    using symbolic::Kernel;
+    switch (k) {
+    case Kernel::constraint_jacobian:
+        return {&table.constraint_jacobian_values, &table.constraint_jacobian_pattern};
+    case Kernel::force_dq:
+        return {&table.force_dq_values, &table.force_dq_pattern};
+    case Kernel::force_dv:
+        return {&table.force_dv_values, &table.force_dv_pattern};
+    case Kernel::mass_matrix:
+        return {&table.mass_matrix_values, &table.mass_matrix_pattern};
+    default:
+        return {nullptr, nullptr};
+    }
+}
+
 // A module with the context that owns it (optimized or not: emit_module returns it as emitted).
 struct OwnedModule {
     std::unique_ptr<llvm::LLVMContext> context;
@@ -123,7 +144,7 @@ std::size_t partition_count(const symbolic::System& system, const CodegenOptions
     }
     std::size_t kernels = 0;
     for (symbolic::Kernel k : symbolic::all_kernels) {
-        kernels += system.outputs(k).empty() ? 0 : 1;
+        kernels += system.has_kernel(k) ? 1 : 0;
     }
     const std::size_t threads = options.threads == 0 ? hardware_compile_threads() : options.threads;
     return std::max<std::size_t>(1, std::min(threads, kernels));
@@ -193,6 +214,7 @@ const char* to_string(CacheUse use) {
 struct CompiledKernels::State {
     std::unique_ptr<Jit> jit; // owns the machine code the table points into
     mdl_kernels table{};
+    std::vector<symbolic::Sparsity> patterns; // the table's mdl_sparsity arrays point into them
     std::string ir;
     CompileTimings timings;
 };
@@ -269,10 +291,19 @@ CompiledKernels CompiledKernels::compile(const symbolic::System& system,
     table.n_parameters = sizes.parameters;
     table.n_events = sizes.events;
     table.n_reinits = sizes.reinits;
+    state->patterns.reserve(symbolic::kernel_count);
     for (symbolic::Kernel k : symbolic::all_kernels) {
-        if (!system.outputs(k).empty()) {
-            const std::uintptr_t address = state->jit->lookup(kernel_symbol(k));
-            *slot_of(table, k) = reinterpret_cast<mdl_kernel>(address);
+        if (!system.has_kernel(k)) {
+            continue;
+        }
+        const std::uintptr_t address = state->jit->lookup(kernel_symbol(k));
+        *slot_of(table, k) = reinterpret_cast<mdl_kernel>(address);
+        if (symbolic::is_matrix_kernel(k)) {
+            const SparseSlots sparse = sparse_slots_of(table, k);
+            *sparse.values = reinterpret_cast<mdl_kernel>(state->jit->lookup(values_symbol(k)));
+            const symbolic::Sparsity& p = state->patterns.emplace_back(system.sparsity(k));
+            *sparse.pattern = {p.rows, p.columns, static_cast<unsigned>(p.nonzeros()),
+                               p.row_start.data(), p.column.data()};
         }
     }
     table.velocity_dependent = system.velocity_dependent ? 1 : 0;

@@ -7,6 +7,7 @@
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/GlobalVariable.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
@@ -112,12 +113,26 @@ public:
         values_.assign(pool_.size(), nullptr);
     }
 
+    // A matrix kernel (a Jacobian, the mass matrix) becomes two functions: mdl_<k>_values,
+    // which computes the values of the structural nonzeros (the system's outputs), and the
+    // dense mdl_<k>, which calls it and spreads the values over the matrix (emit_dense).
     void emit(Kernel k) {
         const std::vector<ExprId>& outputs = system_.outputs(k);
+        if (!symbolic::is_matrix_kernel(k)) {
+            emit_function(k, kernel_symbol(k), outputs);
+            return;
+        }
+        llvm::Function* values = emit_function(k, values_symbol(k), outputs);
+        emit_dense(k, values);
+    }
+
+private:
+    llvm::Function* emit_function(Kernel k, const std::string& symbol,
+                                  const std::vector<ExprId>& outputs) {
         const std::vector<ExprId> order = locality_order(outputs);
         shared_ = symbolic::shared_reciprocals(pool_, order);
-        llvm::Function* f = llvm::Function::Create(kernel_type_, llvm::Function::ExternalLinkage,
-                                                   kernel_symbol(k), module_);
+        llvm::Function* f =
+            llvm::Function::Create(kernel_type_, llvm::Function::ExternalLinkage, symbol, module_);
         describe_function(f, k, outputs.size(), 0);
         if (operations(order, outputs) <= section_budget()) {
             llvm::IRBuilder<> b(start_function(f, nullptr));
@@ -135,9 +150,99 @@ public:
         } else {
             emit_sections(f, k, outputs, order);
         }
+        return f;
     }
 
-private:
+    // The dense kernel of a matrix of `entries` = rows x columns entries, `nonzeros` of them
+    // in the pattern at row-major positions p_0 < p_1 < ...: the values kernel writes its
+    // values to out[0 .. nonzeros), the rest of out[] is set to +0.0, and then, from the last
+    // entry down, out[p_k] = out[k] with out[k] zeroed first. Since p_k >= k, out[k] still
+    // holds value k when it is moved, and every position zeroed that is some p_j (j < k) is
+    // written later. A loop over a constant table of the positions: code of constant size
+    // for any pattern, a dense n x n matrix written in O(n^2) time without O(n^2) code.
+    void emit_dense(Kernel k, llvm::Function* values) {
+        const symbolic::Sparsity pattern = system_.sparsity(k);
+        const std::uint64_t entries = std::uint64_t{pattern.rows} * pattern.columns;
+        std::vector<std::uint64_t> position;
+        position.reserve(pattern.nonzeros());
+        for (std::uint32_t i = 0; i < pattern.rows; ++i) {
+            for (std::uint32_t e = pattern.row_start[i]; e < pattern.row_start[i + 1]; ++e) {
+                position.push_back(std::uint64_t{i} * pattern.columns + pattern.column[e]);
+            }
+        }
+        const std::uint64_t nonzeros = position.size();
+        std::uint64_t in_place = 0; // a leading run with p_k == k needs no move
+        while (in_place < nonzeros && position[in_place] == in_place) {
+            ++in_place;
+        }
+
+        llvm::Function* f = llvm::Function::Create(kernel_type_, llvm::Function::ExternalLinkage,
+                                                   kernel_symbol(k), module_);
+        using llvm::Attribute;
+        if (k == Kernel::force_dq || k == Kernel::force_dv) {
+            f->addFnAttr(jacobian_attribute);
+        }
+        for (auto a :
+             {Attribute::NoUnwind, Attribute::WillReturn, Attribute::NoSync, Attribute::NoFree}) {
+            f->addFnAttr(a);
+        }
+        for (auto a :
+             {Attribute::NoAlias, Attribute::NoCapture, Attribute::ReadOnly, Attribute::NonNull}) {
+            f->addParamAttr(0, a);
+        }
+        f->addParamAttr(0,
+                        Attribute::getWithDereferenceableBytes(context_, sizeof(mdl_kernel_args)));
+        f->addParamAttr(0, Attribute::getWithAlignment(context_, llvm::Align(8)));
+        for (auto a : {Attribute::NoAlias, Attribute::NoCapture, Attribute::NonNull}) {
+            f->addParamAttr(1, a); // read back by the moves: not write-only
+        }
+        f->addParamAttr(1, Attribute::getWithDereferenceableBytes(context_, entries * 8));
+        f->addParamAttr(1, Attribute::getWithAlignment(context_, llvm::Align(8)));
+
+        llvm::IRBuilder<> b(llvm::BasicBlock::Create(context_, "entry", f));
+        llvm::Value* args = f->getArg(0);
+        llvm::Value* out = f->getArg(1);
+        b.CreateCall(kernel_type_, values, {args, out});
+        if (entries > nonzeros) {
+            b.CreateMemSet(b.CreateConstInBoundsGEP1_64(double_, out, nonzeros), b.getInt8(0),
+                           (entries - nonzeros) * sizeof(double), llvm::Align(8));
+        }
+        if (in_place == nonzeros) {
+            b.CreateRetVoid();
+            return;
+        }
+        llvm::Type* i64 = b.getInt64Ty();
+        std::vector<llvm::Constant*> table;
+        table.reserve(nonzeros);
+        for (std::uint64_t p : position) {
+            table.push_back(llvm::ConstantInt::get(i64, p));
+        }
+        auto* table_type = llvm::ArrayType::get(i64, nonzeros);
+        auto* positions = new llvm::GlobalVariable(
+            module_, table_type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+            llvm::ConstantArray::get(table_type, table), kernel_symbol(k) + ".positions");
+        positions->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+
+        llvm::BasicBlock* entry = b.GetInsertBlock();
+        llvm::BasicBlock* loop = llvm::BasicBlock::Create(context_, "move", f);
+        llvm::BasicBlock* exit = llvm::BasicBlock::Create(context_, "exit", f);
+        b.CreateBr(loop);
+        b.SetInsertPoint(loop);
+        llvm::PHINode* index = b.CreatePHI(i64, 2, "k");
+        index->addIncoming(llvm::ConstantInt::get(i64, nonzeros - 1), entry);
+        llvm::Value* target =
+            b.CreateAlignedLoad(i64, b.CreateInBoundsGEP(i64, positions, index), llvm::Align(8));
+        llvm::Value* from = b.CreateInBoundsGEP(double_, out, index);
+        llvm::Value* v = b.CreateAlignedLoad(double_, from, llvm::Align(8));
+        b.CreateAlignedStore(llvm::ConstantFP::get(double_, 0.0), from, llvm::Align(8));
+        b.CreateAlignedStore(v, b.CreateInBoundsGEP(double_, out, target), llvm::Align(8));
+        llvm::Value* next = b.CreateSub(index, llvm::ConstantInt::get(i64, 1));
+        index->addIncoming(next, loop);
+        b.CreateCondBr(b.CreateICmpEQ(index, llvm::ConstantInt::get(i64, in_place)), exit, loop);
+        b.SetInsertPoint(exit);
+        b.CreateRetVoid();
+    }
+
     // The nodes the outputs need, children before parents, output by output: a depth-first
     // post-order from each output in turn. Unlike ascending ids (which interleave the
     // derivatives of all columns), this keeps a value's uses close to its definition, which
@@ -353,8 +458,9 @@ private:
         scratch->setAlignment(llvm::Align(8));
         // The next function of the chain, called by the kernel after the previous ones.
         const auto next_section = [&](const std::string& name) {
-            llvm::Function* section = llvm::Function::Create(
-                section_type_, llvm::Function::ExternalLinkage, kernel_symbol(k) + name, module_);
+            llvm::Function* section =
+                llvm::Function::Create(section_type_, llvm::Function::ExternalLinkage,
+                                       kernel->getName().str() + name, module_);
             // Not internal: the kernel and its sections may be compiled into different objects
             // (partition.hpp) and linked by name; hidden keeps them out of any symbol table a
             // host could see.
@@ -363,8 +469,9 @@ private:
                               static_cast<std::size_t>(std::max<std::int32_t>(slots, 1)));
             // Kept apart: inlining them back would rebuild the one huge block.
             section->addFnAttr(llvm::Attribute::NoInline);
-            if ((k == Kernel::force_dq || k == Kernel::force_dv) &&
-                !options_.optimize_jacobian_sections) {
+            if (((k == Kernel::force_dq || k == Kernel::force_dv) &&
+                 !options_.optimize_jacobian_sections) ||
+                (k == Kernel::potential && !options_.optimize_potential_sections)) {
                 section->addFnAttr(llvm::Attribute::OptimizeNone);
             }
             kb.CreateCall(section_type_, section, {kernel->getArg(0), kernel->getArg(1), scratch});
@@ -444,11 +551,13 @@ private:
         f->addParamAttr(0,
                         Attribute::getWithDereferenceableBytes(context_, sizeof(mdl_kernel_args)));
         f->addParamAttr(0, Attribute::getWithAlignment(context_, llvm::Align(8)));
-        for (auto a :
-             {Attribute::NoAlias, Attribute::NoCapture, Attribute::WriteOnly, Attribute::NonNull}) {
+        for (auto a : {Attribute::NoAlias, Attribute::NoCapture, Attribute::WriteOnly}) {
             f->addParamAttr(1, a);
         }
-        f->addParamAttr(1, Attribute::getWithDereferenceableBytes(context_, outputs * 8));
+        if (outputs > 0) { // a sparse pattern of no entries: out may be anything
+            f->addParamAttr(1, Attribute::NonNull);
+            f->addParamAttr(1, Attribute::getWithDereferenceableBytes(context_, outputs * 8));
+        }
         f->addParamAttr(1, Attribute::getWithAlignment(context_, llvm::Align(8)));
         f->getArg(0)->setName("args");
         f->getArg(1)->setName("out");
@@ -695,8 +804,8 @@ private:
             }
         }
         case Op::compare: {
-            // check::compare (check/comparison.hpp): ordered predicates are false for a NaN operand,
-            // `une` (unordered or not equal) makes NaN <> x true, as C's != has it.
+            // check::compare (check/comparison.hpp): ordered predicates are false for a NaN
+            // operand, `une` (unordered or not equal) makes NaN <> x true, as C's != has it.
             llvm::Value* x = value(b, kids[0]);
             llvm::Value* y = value(b, kids[1]);
             llvm::Value* holds = nullptr;
@@ -767,6 +876,10 @@ std::string kernel_symbol(Kernel k) {
     return "mdl_" + std::string(symbolic::kernel_name(k));
 }
 
+std::string values_symbol(Kernel k) {
+    return kernel_symbol(k) + "_values";
+}
+
 std::unique_ptr<llvm::Module> emit_kernels(const symbolic::System& system,
                                            llvm::LLVMContext& context,
                                            const llvm::DataLayout& layout,
@@ -777,7 +890,7 @@ std::unique_ptr<llvm::Module> emit_kernels(const symbolic::System& system,
     module->setTargetTriple(triple.str());
     KernelEmitter emitter(system, *module, layout, options);
     for (Kernel k : symbolic::all_kernels) {
-        if (!system.outputs(k).empty()) {
+        if (system.has_kernel(k)) {
             emitter.emit(k);
         }
     }

@@ -32,8 +32,22 @@ typedef struct mdl_kernel_args {
     const double* p;     /* parameter values, P */
 } mdl_kernel_args;
 
+/* The structural nonzeros of a matrix kernel, computed at compile time, in compressed sparse
+ * rows: row i has the entries row_start[i] .. row_start[i+1]-1, whose columns, ascending,
+ * are column[row_start[i]] ... Every entry outside the pattern is +0.0 at every point. Both
+ * arrays live as long as the kernels (the JIT's CompiledModel, or the object's constant
+ * data); rows == columns == nonzeros == 0 and null arrays when the kernel is null. */
+typedef struct mdl_sparsity {
+    unsigned rows;
+    unsigned columns;
+    unsigned nonzeros;
+    const unsigned* row_start; /* rows + 1 */
+    const unsigned* column;    /* nonzeros */
+} mdl_sparsity;
+
 /* Every kernel writes its outputs to out[] and reads only what it needs from args.
- * Matrices are dense and row-major. A kernel with no outputs (force and mass when n == 0,
+ * Matrices are dense and row-major (the *_values kernels below write only their structural
+ * nonzeros). A kernel with no outputs (force and mass when n == 0,
  * rates when k == 0, the constraint kernels when m == 0, the phase kernels when r == 0,
  * potential when the model has none) is a null pointer: callers must not call it. */
 typedef void (*mdl_kernel)(const mdl_kernel_args* args, double* out);
@@ -77,6 +91,22 @@ typedef struct mdl_kernels {
     mdl_kernel event_indicator; /* out[e]: indicators, >= 0 where a when-condition holds */
     mdl_kernel event_reinit;    /* out[n_reinits]: new value of each reinit, from the state
                                    just before the event */
+
+    /* Appended for sparse structure (docs/embedding.md): each matrix kernel's structural
+     * nonzeros and a kernel writing only their values, out[nonzeros] in the order of the
+     * pattern; the dense kernel above writes the same values at (row, column) and +0.0
+     * elsewhere. Non-null exactly when the dense kernel is (a pattern of no entries then
+     * has a values kernel that writes nothing). A large model's solvers use these: its dense
+     * matrices would not fit in memory. */
+    mdl_kernel constraint_jacobian_values; /* out[nonzeros]: G */
+    mdl_kernel force_dq_values;            /* out[nonzeros]: df/dq */
+    mdl_kernel force_dv_values;            /* out[nonzeros]: df/dv */
+    mdl_kernel mass_matrix_values;         /* out[nonzeros]: M(q, p) (all of it, both
+                                              triangles) */
+    mdl_sparsity constraint_jacobian_pattern; /* m x n */
+    mdl_sparsity force_dq_pattern;            /* n x n */
+    mdl_sparsity force_dv_pattern;            /* n x n */
+    mdl_sparsity mass_matrix_pattern;         /* n x n */
 } mdl_kernels;
 
 #ifdef __cplusplus

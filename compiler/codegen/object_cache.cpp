@@ -69,11 +69,24 @@ ObjectKey object_key(const symbolic::System& system, const CodegenOptions& optio
     key.add(options.section_operations);
     key.add(options.slp_max_jacobian_instructions);
     key.add(options.optimize_jacobian_sections ? 1U : 0U);
+    key.add(options.optimize_potential_sections ? 1U : 0U);
     const symbolic::SystemSizes& s = system.sizes();
     for (std::uint64_t size : {s.positions, s.states, s.constraints, s.vibrations, s.parameters}) {
         key.add(size);
     }
+    // the layout of the kernels: matrix kernels as values + dense wrapper (emit_ir.hpp)
+    key.add(std::string_view("sparse-matrix-kernels"));
     for (symbolic::Kernel k : symbolic::all_kernels) {
+        if (symbolic::is_matrix_kernel(k) && system.is_sparse(k)) {
+            const symbolic::Sparsity pattern = system.sparsity(k);
+            key.add(std::uint64_t{pattern.rows} << 32 | pattern.columns);
+            for (std::uint32_t r : pattern.row_start) {
+                key.add(r);
+            }
+            for (std::uint32_t c : pattern.column) {
+                key.add(c);
+            }
+        }
         const auto& list = system.outputs(k);
         key.add(list.size());
         // the nonzero outputs with their positions: a Jacobian's zeros cost a compare each

@@ -50,8 +50,9 @@ namespace {
 
 // `const mdl_kernels P_kernels = {...}` with the layout of kernel_abi.h: five unsigned sizes,
 // eleven kernel pointers, two int flags, the mass_matrix pointer, three int flags, two
-// unsigned event counts and the two event kernels (natural alignment, as a C compiler lays
-// the struct out for the target).
+// unsigned event counts and the two event kernels, the four values kernels and the four
+// mdl_sparsity patterns (three unsigned, two pointers) with their arrays as constant data
+// (natural alignment, as a C compiler lays the structs out for the target).
 void define_table(llvm::Module& module, const symbolic::System& system, const std::string& prefix) {
     llvm::LLVMContext& context = module.getContext();
     llvm::Type* u32 = llvm::Type::getInt32Ty(context);
@@ -63,18 +64,23 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
     fields.insert(fields.end(), 3, u32);
     fields.insert(fields.end(), 2, u32);
     fields.insert(fields.end(), 2, ptr);
+    fields.insert(fields.end(), 4, ptr);
+    llvm::StructType* sparsity_type =
+        llvm::StructType::create(context, {u32, u32, u32, ptr, ptr}, "struct.mdl_sparsity");
+    fields.insert(fields.end(), 4, sparsity_type);
     llvm::StructType* type = llvm::StructType::create(context, fields, "struct.mdl_kernels");
 
     const symbolic::SystemSizes& sizes = system.sizes();
     auto number = [&](std::uint32_t v) -> llvm::Constant* {
         return llvm::ConstantInt::get(u32, v);
     };
-    auto kernel = [&](symbolic::Kernel k) -> llvm::Constant* {
-        if (system.outputs(k).empty()) {
-            return llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context));
+    llvm::Constant* null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(context));
+    auto kernel = [&](symbolic::Kernel k, std::string_view suffix = "") -> llvm::Constant* {
+        if (!system.has_kernel(k)) {
+            return null;
         }
-        llvm::Function* f =
-            module.getFunction(prefix + "_" + std::string(symbolic::kernel_name(k)));
+        llvm::Function* f = module.getFunction(
+            prefix + "_" + std::string(symbolic::kernel_name(k)) + std::string(suffix));
         if (f == nullptr) {
             throw CodegenError(
                 fmt::format("internal error: no function for kernel {}", symbolic::kernel_name(k)));
@@ -104,10 +110,43 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
                                            number(system.mass_depends_on_positions ? 1 : 0),
                                            number(system.mass_coupled ? 1 : 0),
                                            number(system.applied_velocity_dependent ? 1 : 0),
-        number(sizes.events),
-        number(sizes.reinits),
-        kernel(K::event_indicator),
-        kernel(K::event_reinit)};
+                                           number(sizes.events),
+                                           number(sizes.reinits),
+                                           kernel(K::event_indicator),
+                                           kernel(K::event_reinit)};
+    for (K k : {K::constraint_jacobian, K::force_dq, K::force_dv, K::mass_matrix}) {
+        values.push_back(kernel(k, "_values"));
+    }
+    for (K k : {K::constraint_jacobian, K::force_dq, K::force_dv, K::mass_matrix}) {
+        if (!system.has_kernel(k)) {
+            values.push_back(llvm::ConstantStruct::get(
+                sparsity_type, {number(0), number(0), number(0), null, null}));
+            continue;
+        }
+        const symbolic::Sparsity pattern = system.sparsity(k);
+        const auto array = [&](const std::vector<std::uint32_t>& data,
+                               const char* what) -> llvm::Constant* {
+            if (data.empty()) {
+                return null;
+            }
+            auto* array_type = llvm::ArrayType::get(u32, data.size());
+            std::vector<llvm::Constant*> elements;
+            elements.reserve(data.size());
+            for (std::uint32_t d : data) {
+                elements.push_back(number(d));
+            }
+            auto* global = new llvm::GlobalVariable(
+                module, array_type, /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+                llvm::ConstantArray::get(array_type, elements),
+                prefix + "_" + std::string(symbolic::kernel_name(k)) + "_" + what);
+            return global;
+        };
+        values.push_back(llvm::ConstantStruct::get(
+            sparsity_type,
+            {number(pattern.rows), number(pattern.columns),
+             number(static_cast<std::uint32_t>(pattern.nonzeros())),
+             array(pattern.row_start, "row_start"), array(pattern.column, "column")}));
+    }
     new llvm::GlobalVariable(module, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
                              llvm::ConstantStruct::get(type, values), prefix + "_kernels");
 }

@@ -44,6 +44,10 @@ struct CodegenOptions {
     // Jacobian that costs far more. True: optimized like the other kernels. Results do not
     // change (the same IEEE operations; fast_math's contractions aside).
     bool optimize_jacobian_sections = false;
+    // Likewise the sections of a large potential: the energy, evaluated per output row (the
+    // integrators step with the force), a quarter of the IR of a chain of masses. True:
+    // optimized. Results do not change.
+    bool optimize_potential_sections = false;
     // Threads that compile one model's kernels at once (partition.hpp): 0 for as many as the
     // machine has, 1 for none but the caller's. A small model is compiled on the caller's
     // thread alone whatever this says (handing work over would cost more than it saves). The

@@ -186,8 +186,13 @@ ExprId differentiate(ExprPool& pool, ExprId root, Variable wrt) {
     return differentiate(pool, roots, wrt)[0];
 }
 
-std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
-                             std::uint32_t count) {
+namespace {
+
+// Calls entry(row, column, derivative) for every derivative that is not zero, column by
+// column (ascending), rows in no particular order within a column.
+template <class Entry>
+void jacobian_entries(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
+                      std::uint32_t count, Entry entry) {
     // Column j is what differentiate(pool, roots, var(kind, j)) returns, node for node, but
     // computed only on the nodes that depend on var j: those reached from its leaf upwards
     // through the edges along which derivatives flow. Every other node's derivative is 0, as
@@ -196,10 +201,9 @@ std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarK
     // model for a model of sparse structure (a chain: every force depends on a few positions).
     const std::vector<ExprId> kept(roots.begin(), roots.end()); // roots may live in the pool
     const ExprId zero = pool.zero();
-    std::vector<ExprId> result(kept.size() * count, zero);
     const std::vector<ExprId> order = reachable_in_order(pool, kept);
     if (order.empty() || count == 0) {
-        return result;
+        return;
     }
     const std::size_t top = order.back().index + 1;
 
@@ -405,10 +409,58 @@ std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarK
                     }
                 }
             }
-            for (std::uint32_t r = root_first[index]; r < root_first[index + 1]; ++r) {
-                result[static_cast<std::size_t>(root_rows[r]) * count + j] = out;
+            if (out != zero) {
+                for (std::uint32_t r = root_first[index]; r < root_first[index + 1]; ++r) {
+                    entry(root_rows[r], j, out);
+                }
             }
         }
+    }
+}
+
+} // namespace
+
+std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
+                             std::uint32_t count) {
+    std::vector<ExprId> result(roots.size() * count, pool.zero());
+    jacobian_entries(pool, roots, kind, count, [&](std::uint32_t row, std::uint32_t j, ExprId d) {
+        result[static_cast<std::size_t>(row) * count + j] = d;
+    });
+    return result;
+}
+
+SparseJacobian sparse_jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
+                               std::uint32_t count) {
+    struct Triplet {
+        std::uint32_t row, column;
+        ExprId value;
+    };
+    std::vector<Triplet> found; // by column ascending
+    jacobian_entries(pool, roots, kind, count, [&](std::uint32_t row, std::uint32_t j, ExprId d) {
+        found.push_back({row, j, d});
+    });
+    const ExprId zero = pool.zero();
+    SparseJacobian result;
+    Sparsity& p = result.pattern;
+    p.rows = static_cast<std::uint32_t>(roots.size());
+    p.columns = count;
+    // zero is +0.0; any other constant zero (-0.0) is kept, as the dense Jacobian has it
+    std::erase_if(found, [&](const Triplet& t) { return t.value == zero; });
+    // counting sort by row, stable: the columns stay ascending within each row
+    p.row_start.assign(static_cast<std::size_t>(p.rows) + 1, 0);
+    for (const Triplet& t : found) {
+        ++p.row_start[t.row + 1];
+    }
+    for (std::uint32_t i = 0; i < p.rows; ++i) {
+        p.row_start[i + 1] += p.row_start[i];
+    }
+    p.column.resize(found.size());
+    result.values.resize(found.size(), zero);
+    std::vector<std::uint32_t> fill(p.row_start.begin(), p.row_start.end() - 1);
+    for (const Triplet& t : found) {
+        const std::uint32_t at = fill[t.row]++;
+        p.column[at] = t.column;
+        result.values[at] = t.value;
     }
     return result;
 }

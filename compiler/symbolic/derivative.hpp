@@ -14,6 +14,7 @@
 #pragma once
 
 #include "symbolic/expr.hpp"
+#include "symbolic/sparsity.hpp"
 
 #include <cstdint>
 #include <span>
@@ -30,6 +31,16 @@ ExprId differentiate(ExprPool& pool, ExprId root, Variable wrt);
 // the nodes that depend on var j, so a sparse Jacobian costs about its structural nonzeros.
 std::vector<ExprId> jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
                              std::uint32_t count);
+
+// The same Jacobian as its structural nonzeros: the pattern of the entries that are not the
+// constant +0.0 and their values, entry for entry those of jacobian(). Memory and work are
+// those of the nonzeros (no roots.size() x count array).
+struct SparseJacobian {
+    Sparsity pattern;
+    std::vector<ExprId> values;
+};
+SparseJacobian sparse_jacobian(ExprPool& pool, std::span<const ExprId> roots, VarKind kind,
+                               std::uint32_t count);
 
 // The gradient d e / d var(kind, j), j < count.
 std::vector<ExprId> gradient(ExprPool& pool, ExprId e, VarKind kind, std::uint32_t count);

@@ -14,58 +14,66 @@ void derive_kernels(System& system) {
     const std::uint32_t m = system.sizes().constraints;
 
     const std::vector<ExprId> g = system.outputs(Kernel::constraint);
-    std::vector<ExprId> jac = jacobian(pool, g, VarKind::position, n);
+    SparseJacobian jac = sparse_jacobian(pool, g, VarKind::position, n);
 
     // G v, one expression per constraint, then its derivative along v.
     std::vector<ExprId> g_dot(m);
     std::vector<ExprId> terms;
     for (std::uint32_t i = 0; i < m; ++i) {
         terms.clear();
-        for (std::uint32_t j = 0; j < n; ++j) {
-            if (jac[i * n + j] != pool.zero()) { // add() drops zero terms: only the work differs
-                terms.push_back(pool.mul(jac[i * n + j], pool.variable({VarKind::velocity, j})));
-            }
+        for (std::uint32_t e = jac.pattern.row_start[i]; e < jac.pattern.row_start[i + 1]; ++e) {
+            const std::uint32_t j = jac.pattern.column[e];
+            terms.push_back(pool.mul(jac.values[e], pool.variable({VarKind::velocity, j})));
         }
         g_dot[i] = pool.add(terms);
     }
-    std::vector<std::vector<ExprId>> curvature_terms(m);
-    const std::vector<ExprId> g_dot_dq = jacobian(pool, g_dot, VarKind::position, n);
-    for (std::uint32_t k = 0; k < n; ++k) {
-        const ExprId v_k = pool.variable({VarKind::velocity, k});
-        for (std::uint32_t i = 0; i < m; ++i) {
-            const ExprId entry = g_dot_dq[static_cast<std::size_t>(i) * n + k];
-            if (entry != pool.zero()) {
-                curvature_terms[i].push_back(pool.mul(entry, v_k));
-            }
-        }
-    }
+    const SparseJacobian g_dot_dq = sparse_jacobian(pool, g_dot, VarKind::position, n);
     std::vector<ExprId> curvature(m);
     for (std::uint32_t i = 0; i < m; ++i) {
-        curvature[i] = pool.add(curvature_terms[i]);
+        terms.clear();
+        for (std::uint32_t e = g_dot_dq.pattern.row_start[i]; e < g_dot_dq.pattern.row_start[i + 1];
+             ++e) {
+            const ExprId v_k = pool.variable({VarKind::velocity, g_dot_dq.pattern.column[e]});
+            terms.push_back(pool.mul(g_dot_dq.values[e], v_k));
+        }
+        curvature[i] = pool.add(terms);
     }
 
     const std::vector<ExprId> f = system.outputs(Kernel::force);
     // differentiated in the split form, whose derivatives come out in closed form (simplify.hpp)
     const std::vector<ExprId> f_split = split_term_quotients(pool, f);
-    std::vector<ExprId> f_dq = jacobian(pool, f_split, VarKind::position, n);
-    std::vector<ExprId> f_dv = jacobian(pool, f_split, VarKind::velocity, n);
+    SparseJacobian f_dq = sparse_jacobian(pool, f_split, VarKind::position, n);
+    SparseJacobian f_dv = sparse_jacobian(pool, f_split, VarKind::velocity, n);
 
-    // A system without kinetic energy has M = diag(mass).
+    // A system without kinetic energy has M = diag(mass); a kinetic energy's M (all n x n
+    // entries, equations_of_motion) keeps its structural nonzeros.
     if (system.outputs(Kernel::mass_matrix).empty()) {
         const std::vector<ExprId>& mass = system.outputs(Kernel::mass);
-        std::vector<ExprId> matrix(static_cast<std::size_t>(n) * n, pool.zero());
+        Sparsity diagonal;
+        diagonal.rows = n;
+        diagonal.columns = n;
+        std::vector<ExprId> values;
         for (std::uint32_t i = 0; i < n && i < mass.size(); ++i) {
-            matrix[static_cast<std::size_t>(i) * n + i] = mass[i];
+            diagonal.column.push_back(i);
+            values.push_back(mass[i]);
+            diagonal.row_start.push_back(static_cast<std::uint32_t>(diagonal.column.size()));
         }
-        system.outputs(Kernel::mass_matrix) = std::move(matrix);
+        diagonal.row_start.resize(static_cast<std::size_t>(n) + 1, diagonal.row_start.back());
+        system.set_sparse(Kernel::mass_matrix, std::move(diagonal), std::move(values));
+    } else if (!system.is_sparse(Kernel::mass_matrix)) {
+        const std::vector<ExprId> matrix = system.outputs(Kernel::mass_matrix);
+        system.set_from_dense(Kernel::mass_matrix, matrix);
     }
     {
-        const std::vector<ExprId>& matrix = system.outputs(Kernel::mass_matrix);
-        system.mass_depends_on_positions = depends_on(pool, matrix, VarKind::position);
+        const std::vector<ExprId>& values = system.outputs(Kernel::mass_matrix);
+        const Sparsity pattern = system.sparsity(Kernel::mass_matrix);
+        system.mass_depends_on_positions = depends_on(pool, values, VarKind::position);
         system.mass_coupled = false;
-        for (std::size_t i = 0; i < matrix.size(); ++i) {
-            if (i / n != i % n && !pool.is_constant(matrix[i], 0.0)) {
-                system.mass_coupled = true;
+        for (std::uint32_t i = 0; i < pattern.rows; ++i) {
+            for (std::uint32_t e = pattern.row_start[i]; e < pattern.row_start[i + 1]; ++e) {
+                if (pattern.column[e] != i && !pool.is_constant(values[e], 0.0)) {
+                    system.mass_coupled = true;
+                }
             }
         }
     }
@@ -75,10 +83,10 @@ void derive_kernels(System& system) {
         system.outputs(Kernel::phase_rate) = differentiate(pool, system.outputs(Kernel::phase), t);
     }
 
-    system.outputs(Kernel::constraint_jacobian) = std::move(jac);
+    system.set_sparse(Kernel::constraint_jacobian, std::move(jac.pattern), std::move(jac.values));
     system.outputs(Kernel::curvature) = std::move(curvature);
-    system.outputs(Kernel::force_dq) = std::move(f_dq);
-    system.outputs(Kernel::force_dv) = std::move(f_dv);
+    system.set_sparse(Kernel::force_dq, std::move(f_dq.pattern), std::move(f_dq.values));
+    system.set_sparse(Kernel::force_dv, std::move(f_dv.pattern), std::move(f_dv.values));
     system.velocity_dependent = depends_on(pool, f, VarKind::velocity);
     system.time_dependent = depends_on(pool, f, VarKind::time);
 }

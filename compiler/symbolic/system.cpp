@@ -3,6 +3,7 @@
 #include "symbolic/dependence.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -46,6 +47,10 @@ std::string_view kind_description(VarKind kind) {
     return "?";
 }
 
+bool is_positive_zero(const ExprPool& pool, ExprId e) {
+    return pool.is_constant(e, 0.0) && !std::signbit(pool.constant_value(e));
+}
+
 std::string plural(std::uint32_t count, std::string_view word) {
     return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
 }
@@ -54,6 +59,11 @@ std::string plural(std::uint32_t count, std::string_view word) {
 
 std::string_view kernel_name(Kernel k) {
     return kernel_names[static_cast<std::size_t>(k)];
+}
+
+bool is_matrix_kernel(Kernel k) {
+    return k == Kernel::constraint_jacobian || k == Kernel::force_dq || k == Kernel::force_dv ||
+           k == Kernel::mass_matrix;
 }
 
 System::System(SystemSizes sizes, std::size_t node_limit) : pool_(node_limit), sizes_(sizes) {}
@@ -100,7 +110,86 @@ Expr System::constant(double value) {
     return {pool_, pool_.constant(value)};
 }
 
+std::pair<std::uint32_t, std::uint32_t> System::matrix_shape(Kernel k) const {
+    if (k == Kernel::constraint_jacobian) {
+        return {sizes_.constraints, sizes_.positions};
+    }
+    return {sizes_.positions, sizes_.positions};
+}
+
+bool System::has_kernel(Kernel k) const {
+    if (is_sparse(k)) {
+        const auto [rows, columns] = matrix_shape(k);
+        return rows > 0 && columns > 0;
+    }
+    return !outputs(k).empty();
+}
+
+Sparsity System::sparsity(Kernel k) const {
+    if (const auto& set = sparsity_[static_cast<std::size_t>(k)]) {
+        return *set;
+    }
+    const auto [rows, columns] = matrix_shape(k);
+    return Sparsity::dense(rows, columns);
+}
+
+void System::set_sparse(Kernel k, Sparsity pattern, std::vector<ExprId> values) {
+    if (!is_matrix_kernel(k)) {
+        throw InvalidSystem(std::string(kernel_name(k)) + " is not a matrix kernel");
+    }
+    if (values.size() != pattern.nonzeros()) {
+        throw InvalidSystem(std::string(kernel_name(k)) + ": " + std::to_string(values.size()) +
+                            " values for a pattern of " + std::to_string(pattern.nonzeros()) +
+                            " entries");
+    }
+    outputs(k) = std::move(values);
+    sparsity_[static_cast<std::size_t>(k)] = std::move(pattern);
+}
+
+void System::set_from_dense(Kernel k, const std::vector<ExprId>& entries) {
+    const auto [rows, columns] = matrix_shape(k);
+    if (entries.size() != static_cast<std::size_t>(rows) * columns) {
+        throw InvalidSystem(std::string(kernel_name(k)) + " has " + std::to_string(entries.size()) +
+                            " entries, expected " +
+                            std::to_string(static_cast<std::size_t>(rows) * columns));
+    }
+    Sparsity pattern;
+    pattern.rows = rows;
+    pattern.columns = columns;
+    pattern.row_start.assign(static_cast<std::size_t>(rows) + 1, 0);
+    std::vector<ExprId> values;
+    for (std::uint32_t i = 0; i < rows; ++i) {
+        for (std::uint32_t j = 0; j < columns; ++j) {
+            const ExprId e = entries[static_cast<std::size_t>(i) * columns + j];
+            if (!is_positive_zero(pool_, e)) {
+                pattern.column.push_back(j);
+                values.push_back(e);
+            }
+        }
+        pattern.row_start[i + 1] = static_cast<std::uint32_t>(pattern.column.size());
+    }
+    set_sparse(k, std::move(pattern), std::move(values));
+}
+
+std::vector<ExprId> System::dense_outputs(Kernel k) const {
+    if (!is_sparse(k)) {
+        return outputs(k);
+    }
+    const Sparsity& s = *sparsity_[static_cast<std::size_t>(k)];
+    const std::vector<ExprId>& values = outputs(k);
+    std::vector<ExprId> dense(static_cast<std::size_t>(s.rows) * s.columns, pool_.zero());
+    for (std::uint32_t i = 0; i < s.rows; ++i) {
+        for (std::uint32_t e = s.row_start[i]; e < s.row_start[i + 1]; ++e) {
+            dense[static_cast<std::size_t>(i) * s.columns + s.column[e]] = values[e];
+        }
+    }
+    return dense;
+}
+
 std::size_t System::expected_outputs(Kernel k) const {
+    if (is_sparse(k)) {
+        return sparsity_[static_cast<std::size_t>(k)]->nonzeros();
+    }
     const std::size_t n = sizes_.positions;
     const std::size_t m = sizes_.constraints;
     switch (k) {
@@ -133,6 +222,28 @@ std::size_t System::expected_outputs(Kernel k) const {
 
 void System::validate() const {
     for (Kernel k : all_kernels) {
+        if (const auto& pattern = sparsity_[static_cast<std::size_t>(k)]) {
+            const auto [rows, columns] = matrix_shape(k);
+            bool ok = pattern->rows == rows && pattern->columns == columns &&
+                      pattern->row_start.size() == static_cast<std::size_t>(rows) + 1 &&
+                      pattern->row_start.front() == 0 &&
+                      pattern->row_start.back() == pattern->column.size();
+            for (std::uint32_t i = 0; ok && i < rows; ++i) {
+                ok = pattern->row_start[i] <= pattern->row_start[i + 1];
+                for (std::uint32_t e = pattern->row_start[i]; ok && e < pattern->row_start[i + 1];
+                     ++e) {
+                    ok =
+                        pattern->column[e] < columns &&
+                        (e == pattern->row_start[i] || pattern->column[e - 1] < pattern->column[e]);
+                }
+            }
+            if (!ok) {
+                throw InvalidSystem(std::string(kernel_name(k)) +
+                                    " has a malformed sparsity pattern (expected " +
+                                    std::to_string(rows) + " x " + std::to_string(columns) +
+                                    ", ascending columns within rows)");
+            }
+        }
         const std::size_t expected = expected_outputs(k);
         if (outputs(k).size() != expected) {
             throw InvalidSystem(std::string(kernel_name(k)) + " has " +
@@ -258,7 +369,27 @@ std::string print_system(const System& system) {
         const auto& list = system.outputs(k);
         const std::string stem(kernel_name(k));
         std::size_t zeros = 0;
-        for (std::size_t i = 0; i < list.size(); ++i) {
+        std::size_t entries_total = list.size();
+        if (is_matrix_kernel(k)) {
+            const Sparsity pattern = system.sparsity(k);
+            entries_total = static_cast<std::size_t>(pattern.rows) * pattern.columns;
+            zeros = entries_total;
+            for (std::uint32_t r = 0; r < pattern.rows; ++r) {
+                for (std::uint32_t e = pattern.row_start[r]; e < pattern.row_start[r + 1]; ++e) {
+                    if (system.pool().is_constant(list[e], 0.0)) {
+                        continue;
+                    }
+                    --zeros;
+                    const std::uint32_t c = pattern.column[e];
+                    const std::string row =
+                        k == Kernel::constraint_jacobian ? std::to_string(r) : position(r);
+                    const std::string column =
+                        k == Kernel::force_dv ? names.name({VarKind::velocity, c}) : position(c);
+                    entries.push_back({stem + "[" + row + ", " + column + "]", list[e]});
+                }
+            }
+        }
+        for (std::size_t i = 0; i < list.size() && !is_matrix_kernel(k); ++i) {
             std::string label;
             switch (k) {
             case Kernel::mass:
@@ -280,21 +411,8 @@ std::string print_system(const System& system) {
             case Kernel::constraint_jacobian:
             case Kernel::force_dq:
             case Kernel::force_dv:
-            case Kernel::mass_matrix: {
-                if (system.pool().is_constant(list[i], 0.0)) {
-                    ++zeros;
-                    continue;
-                }
-                const std::size_t n = s.positions;
-                const std::string row =
-                    k == Kernel::constraint_jacobian ? std::to_string(i / n) : position(i / n);
-                const std::string column =
-                    k == Kernel::force_dv
-                        ? names.name({VarKind::velocity, static_cast<std::uint32_t>(i % n)})
-                        : position(i % n);
-                label = stem + "[" + row + ", " + column + "]";
-                break;
-            }
+            case Kernel::mass_matrix:
+                break; // above
             case Kernel::constraint:
             case Kernel::curvature:
             case Kernel::event_indicator:
@@ -306,9 +424,9 @@ std::string print_system(const System& system) {
         }
         if (zeros > 0) {
             omitted += (omitted.empty() ? "" : ", ") + stem + " " +
-                       (zeros == list.size()
+                       (zeros == entries_total
                             ? std::string("(all)")
-                            : std::to_string(zeros) + " of " + std::to_string(list.size()));
+                            : std::to_string(zeros) + " of " + std::to_string(entries_total));
         }
     }
     out += print_listing(system.pool(), entries, names);

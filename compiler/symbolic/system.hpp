@@ -12,12 +12,15 @@
 
 #include "symbolic/expr.hpp"
 #include "symbolic/print.hpp"
+#include "symbolic/sparsity.hpp"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace mdl::symbolic {
@@ -59,6 +62,10 @@ inline constexpr std::array<Kernel, kernel_count> all_kernels{
 };
 std::string_view kernel_name(Kernel k);
 
+// The kernels whose outputs are a matrix: constraint_jacobian (m x n), force_dq, force_dv and
+// mass_matrix (n x n).
+bool is_matrix_kernel(Kernel k);
+
 struct SystemSizes {
     std::uint32_t positions = 0;   // n
     std::uint32_t states = 0;      // k
@@ -97,8 +104,28 @@ public:
     const std::vector<ExprId>& outputs(Kernel k) const {
         return outputs_[static_cast<std::size_t>(k)];
     }
-    // How many outputs kernel k must have (potential: 0 or 1, reported as its current count).
+    // How many outputs kernel k must have (potential: 0 or 1, reported as its current count;
+    // a matrix kernel: its pattern's nonzeros).
     std::size_t expected_outputs(Kernel k) const;
+
+    // The pattern of a matrix kernel: the one set by set_sparse, else dense (its outputs are
+    // then every entry, row-major, as a hand-built system lists them).
+    Sparsity sparsity(Kernel k) const;
+    bool is_sparse(Kernel k) const { return sparsity_[static_cast<std::size_t>(k)].has_value(); }
+    // Sets a matrix kernel's pattern and the values of its entries (values.size() ==
+    // pattern.nonzeros()).
+    void set_sparse(Kernel k, Sparsity pattern, std::vector<ExprId> values);
+    // Sets a matrix kernel from all its entries, row-major: the +0.0 entries are left out.
+    void set_from_dense(Kernel k, const std::vector<ExprId>& entries);
+    // All entries of a matrix kernel, row-major, +0.0 where the pattern has none (memory
+    // rows x columns: for small systems, tests and printing).
+    std::vector<ExprId> dense_outputs(Kernel k) const;
+    // Whether kernel k is compiled (not a null pointer in the table): it has outputs, or it is
+    // a sparse matrix kernel of at least one entry, whose pattern may have no nonzero (df/dv
+    // without dampers).
+    bool has_kernel(Kernel k) const;
+    // The shape of a matrix kernel: m x n or n x n.
+    std::pair<std::uint32_t, std::uint32_t> matrix_shape(Kernel k) const;
 
     // Throws InvalidSystem unless every kernel has its expected number of outputs, every
     // variable index is in range, mass depends on parameters only, constraints on q and p
@@ -120,6 +147,7 @@ private:
     ExprPool pool_;
     SystemSizes sizes_;
     std::array<std::vector<ExprId>, kernel_count> outputs_;
+    std::array<std::optional<Sparsity>, kernel_count> sparsity_;
 };
 
 // The derived equations in readable form (mdl compile --emit-symbolic): sizes, then every

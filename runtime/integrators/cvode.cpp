@@ -21,6 +21,10 @@
 #include <sundials/sundials_context.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#if MDL_HAVE_SUNDIALS_KLU
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+#endif
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 #endif
 
@@ -46,14 +50,24 @@ struct Problem {
     Eigen::Index n = 0, k = 0;
     Vector q, v, x, a, xdot; // scratch, sized once
     Matrix a_q, a_v;
+    // the sparse Jacobian (sparse_jacobians.hpp): the kernels' patterns, values of f_q, f_v
+    mdl_sparsity q_pattern{}, v_pattern{};
+    std::vector<double> f_q, f_v;
+    bool sparse = false;          // KLU on the sparse Jacobian (else dense LU)
     std::exception_ptr error;     // thrown inside a callback, rethrown after CVode returns
     bool non_finite = false;      // a right-hand side was NaN or Inf in this call of CVode
     std::string non_finite_where; // the velocity or state whose slope was not finite
     bool step_underflow = false;  // CVODE warned that t + h == t
     std::string last_message;     // CVODE's last error message
-    explicit Problem(const Model& m)
+    Problem(const Model& m, bool use_sparse)
         : model(&m), force(m), n(m.positions()), k(m.states()), q(n), v(n), x(k), a(n), xdot(k),
-          a_q(n, n), a_v(n, n) {
+          a_q(use_sparse ? 0 : n, use_sparse ? 0 : n), a_v(a_q), sparse(use_sparse) {
+        if (sparse) {
+            q_pattern = m.kernels().force_dq_pattern;
+            v_pattern = m.kernels().force_dv_pattern;
+            f_q.assign(q_pattern.nonzeros, 0.0);
+            f_v.assign(v_pattern.nonzeros, 0.0);
+        }
         if (m.constrained()) {
             constrained.emplace(m, SolverOptions{}, "cvode-bdf");
         }
@@ -149,6 +163,51 @@ int jacobian(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* user_data, 
         return -1;
     }
 }
+
+#if MDL_HAVE_SUNDIALS_KLU
+// The same Jacobian in compressed sparse rows, from the structural nonzeros of df/dq and
+// df/dv: row i < n has the 1 of dq_i/dt = v_i, row n + i the entries of a_q's row i (columns
+// below n) then a_v's (columns n + j): ascending.
+int sparse_jacobian(sunrealtype t, N_Vector y, N_Vector, SUNMatrix J, void* user_data, N_Vector,
+                    N_Vector, N_Vector) {
+    auto& p = *static_cast<Problem*>(user_data);
+    try {
+        p.unpack(y);
+        p.force.force_jacobian_values(t, p.q, p.v, p.x, p.f_q.data(), p.f_v.data());
+        const Vector& inverse_mass = p.model->inverse_mass();
+        sunindextype* start = SM_INDEXPTRS_S(J);
+        sunindextype* column = SM_INDEXVALS_S(J);
+        double* value = SM_DATA_S(J);
+        const auto n = static_cast<sunindextype>(p.n);
+        sunindextype at = 0;
+        for (sunindextype i = 0; i < n; ++i) {
+            start[i] = at;
+            column[at] = n + i;
+            value[at++] = 1.0;
+        }
+        bool finite = true;
+        for (sunindextype i = 0; i < n; ++i) {
+            start[n + i] = at;
+            const double scale = inverse_mass[i];
+            for (unsigned e = p.q_pattern.row_start[i]; e < p.q_pattern.row_start[i + 1]; ++e) {
+                column[at] = static_cast<sunindextype>(p.q_pattern.column[e]);
+                value[at] = p.f_q[e] * scale;
+                finite = finite && std::isfinite(value[at++]);
+            }
+            for (unsigned e = p.v_pattern.row_start[i]; e < p.v_pattern.row_start[i + 1]; ++e) {
+                column[at] = n + static_cast<sunindextype>(p.v_pattern.column[e]);
+                value[at] = p.f_v[e] * scale;
+                finite = finite && std::isfinite(value[at++]);
+            }
+        }
+        start[2 * n] = at;
+        return finite ? 0 : 1;
+    } catch (...) {
+        p.error = std::current_exception();
+        return -1;
+    }
+}
+#endif
 
 // Errors and warnings go here instead of stderr. The warning "t + h = t on the next step"
 // means the step fell below the round-off of t (a blow-up or a singularity): the next
@@ -298,9 +357,17 @@ void check_setup(int flag, const char* call) {
     }
 }
 
+// cvode-bdf with the model's Jacobian takes the sparse path (KLU) above the size threshold of
+// sparse_jacobians.hpp, or when the options ask for it.
+bool use_sparse_jacobian(const Model& model, CvodeMethod method, const CvodeOptions& options) {
+    return MDL_HAVE_SUNDIALS_KLU && method == CvodeMethod::bdf && options.model_jacobian &&
+           model.states() == 0 && use_sparse_linear_algebra(model, options.linear_algebra);
+}
+
 // The CVODE objects for integrating from `state` towards t_end with `options`.
 void set_up(Solver& solver, Problem& problem, const Model& model, CvodeMethod method,
             const CvodeOptions& options, const State& state, double t_end) {
+    const bool sparse = problem.sparse;
     const auto size = static_cast<sunindextype>(2 * model.positions() + model.states());
     check_setup(SUNContext_Create(nullptr, &solver.context), "SUNContext_Create");
     solver.y = N_VNew_Serial(size, solver.context);
@@ -320,8 +387,23 @@ void set_up(Solver& solver, Problem& problem, const Model& model, CvodeMethod me
         check_setup(CVodeSetNonlinearSolver(solver.memory, solver.nonlinear),
                     "CVodeSetNonlinearSolver");
     } else {
-        solver.matrix = SUNDenseMatrix(size, size, solver.context);
-        solver.linear = SUNLinSol_Dense(solver.y, solver.matrix, solver.context);
+#if MDL_HAVE_SUNDIALS_KLU
+        if (sparse) {
+            const auto nonzeros =
+                static_cast<sunindextype>(model.positions()) +
+                static_cast<sunindextype>(model.kernels().force_dq_pattern.nonzeros) +
+                static_cast<sunindextype>(model.kernels().force_dv_pattern.nonzeros);
+            solver.matrix = SUNSparseMatrix(size, size, nonzeros, CSR_MAT, solver.context);
+            solver.linear = SUNLinSol_KLU(solver.y, solver.matrix, solver.context);
+        }
+#endif
+        if (!sparse) {
+            solver.matrix = SUNDenseMatrix(size, size, solver.context);
+            solver.linear = SUNLinSol_Dense(solver.y, solver.matrix, solver.context);
+        }
+        if (solver.matrix == nullptr || solver.linear == nullptr) {
+            throw std::bad_alloc();
+        }
         check_setup(CVodeSetLinearSolver(solver.memory, solver.linear, solver.matrix),
                     "CVodeSetLinearSolver");
         // BDF of orders 3 to 5 is unstable near the imaginary axis, where undamped stiff
@@ -331,7 +413,12 @@ void set_up(Solver& solver, Problem& problem, const Model& model, CvodeMethod me
         // constrained: CVODE's difference quotients (the kernels' Jacobian omits the
         // constraint forces' derivatives)
         if (options.model_jacobian && model.states() == 0 && !model.constrained()) {
+#if MDL_HAVE_SUNDIALS_KLU
+            check_setup(CVodeSetJacFn(solver.memory, sparse ? sparse_jacobian : jacobian),
+                        "CVodeSetJacFn");
+#else
             check_setup(CVodeSetJacFn(solver.memory, jacobian), "CVodeSetJacFn");
+#endif
         }
     }
     if (options.max_order > 0) {
@@ -382,7 +469,7 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
         return stats;
     }
 
-    Problem problem(model);
+    Problem problem(model, use_sparse_jacobian(model, method, options));
     Solver solver;
     set_up(solver, problem, model, method, options, state, t_end);
 
@@ -470,7 +557,7 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
     if (t_end == t0) {
         return finish();
     }
-    Problem problem(model);
+    Problem problem(model, use_sparse_jacobian(model, method, options));
     Solver solver;
     set_up(solver, problem, model, method, options, state, t_end);
     N_Vector work = N_VClone(solver.y);

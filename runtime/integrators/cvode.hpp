@@ -43,6 +43,7 @@
 #include "runtime/events/event_tracker.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/model.hpp"
+#include "runtime/sparse_jacobians.hpp"
 #include "runtime/state.hpp"
 
 #include <cstddef>
@@ -70,6 +71,9 @@ struct CvodeOptions {
     // cvode-bdf: the Jacobian from the model's kernels (true) or CVODE's difference
     // quotients (false; always so with first-order states).
     bool model_jacobian = true;
+    // cvode-bdf with the model's Jacobian: a sparse Jacobian and SUNDIALS' KLU solver
+    // (sparse_jacobians.hpp) or a dense one and dense LU; automatic picks by size.
+    LinearAlgebra linear_algebra = LinearAlgebra::automatic;
 };
 
 // Integrates from state.t to t_end (which may lie before state.t); the observer sees the

@@ -31,11 +31,19 @@
 // directions, the Gram matrix of the start, the velocity projection in the M(x_{n+1})
 // metric). Newton's matrix leaves out -M^-1 (dM/dq) a (ModelForce::acceleration_jacobians):
 // its convergence rate changes, not the converged residual.
+//
+// Large models (sparse_jacobians.hpp): from sparse_threshold positions on, an unconstrained
+// model with a constant diagonal mass matrix assembles Newton's matrix from the structural
+// nonzeros of df/dq and df/dv (the compiler's values kernels) into a sparse matrix of fixed
+// pattern, factorized by KLU (SparseLuSolver; the pattern analysed once per stepper). The
+// same iteration, the same matrix entries (each the same sum in the same order), so the
+// trajectories equal the dense path's to round-off (tests/api/sparse_linear_algebra_test.cpp).
 #pragma once
 
 #include "runtime/integrators/lagrange_multipliers.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model_force.hpp"
+#include "runtime/sparse_jacobians.hpp"
 
 #include <Eigen/LU>
 #include <concepts>
@@ -61,6 +69,8 @@ struct ImplicitOptions {
     SolverOptions solver = {};
     // Constrained models: project v_{n+1} onto G(x_{n+1}) v = 0 after each step.
     bool project_velocities = true;
+    // Dense or sparse Newton matrices (sparse_jacobians.hpp); automatic picks by size.
+    LinearAlgebra linear_algebra = LinearAlgebra::automatic;
 };
 
 template <DifferentiableAccelerationField Force = ModelForce>
@@ -73,15 +83,23 @@ public:
     GeneralizedAlpha(const Model& model, GeneralizedAlphaParameters parameters, Force force,
                      ImplicitOptions options = {}, std::string_view name = "galpha")
         : model_(&model), force_(std::move(force)), p_(parameters), options_(options), name_(name),
-          n_(model.positions()), m_(model.constraints()), a_(Vector::Zero(n_)), a1_(a_), x1_(a_),
-          v1_(a_), xa_(a_), va_(a_), force_a_(a_), r_(Vector::Zero(n_ + m_)), dz_(r_), tmp_(a_),
-          noise_(a_), lambda_(Vector::Zero(m_)), g1_(lambda_), kappa_(lambda_),
-          A_q_(Matrix::Zero(n_, n_)), A_v_(A_q_), Ga_(Matrix::Zero(m_, n_)), G1_(Ga_),
-          W_(Matrix::Zero(n_, m_)), mass_(Matrix::Zero(n_, n_)), S_(Eigen::MatrixXd::Zero(m_, m_)),
-          K_(Eigen::MatrixXd::Zero(n_ + m_, n_ + m_)), lu_(n_ + m_), gram_(model),
+          n_(model.positions()), m_(model.constraints()),
+          sparse_(sparse_available() && use_sparse_linear_algebra(model, options.linear_algebra)),
+          a_(Vector::Zero(n_)), a1_(a_), x1_(a_), v1_(a_), xa_(a_), va_(a_), force_a_(a_),
+          r_(Vector::Zero(n_ + m_)), dz_(r_), tmp_(a_), noise_(a_), lambda_(Vector::Zero(m_)),
+          g1_(lambda_), kappa_(lambda_), A_q_(Matrix::Zero(dense_size(), dense_size())), A_v_(A_q_),
+          Ga_(Matrix::Zero(m_, n_)), G1_(Ga_), W_(Matrix::Zero(n_, m_)),
+          mass_(Matrix::Zero(model.mass_constant_diagonal() ? 0 : n_,
+                             model.mass_constant_diagonal() ? 0 : n_)),
+          S_(Eigen::MatrixXd::Zero(m_, m_)),
+          K_(Eigen::MatrixXd::Zero(dense_size() + m_, dense_size() + m_)), lu_(dense_size() + m_),
+          gram_(model),
           // computed once so that its status is set (a moved fresh LLT reads it uninitialised)
-          llt_(Matrix::Identity(n_, n_)) {
+          llt_(Matrix::Identity(1, 1)) {
         require_no_first_order_states(model, name_);
+        if (sparse_) {
+            prepare_sparse();
+        }
     }
 
     // The stepper keeps a pointer to the model, which must outlive it.
@@ -97,6 +115,8 @@ public:
     // alpha_f), and the Newton updates of the last step.
     const Vector& acceleration() const { return a_; }
     int newton_iterations() const { return iterations_; }
+    // Whether Newton's matrix is sparse (sparse_jacobians.hpp).
+    bool sparse() const { return sparse_; }
 
     void step(State& s, double h) {
         if (!memory_.continues(s)) {
@@ -142,22 +162,28 @@ public:
             if (iteration == options_.solver.max_iterations) {
                 throw_not_converged(s.t + h, h, scale);
             }
-            force_.acceleration_jacobians(t_alpha, xa_, va_, s.x, A_q_, A_v_);
-            estimate_noise();
-            const double c = 1.0 - p_.alpha_f;
-            K_.topLeftCorner(n_, n_) = -c * (beta_h2 * A_q_ + (p_.gamma * h) * A_v_);
-            K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
-            if (m_ > 0) {
-                K_.topRightCorner(n_, m_) = -W_;
-                model_->constraint_jacobian(x1_, G1_);
-                K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
-                K_.bottomRightCorner(m_, m_).setZero();
+            if (sparse_) {
+                if (!sparse_newton_step(t_alpha, s, beta_h2, h)) {
+                    throw_singular(s.t + h, h);
+                }
+            } else {
+                force_.acceleration_jacobians(t_alpha, xa_, va_, s.x, A_q_, A_v_);
+                estimate_noise();
+                const double c = 1.0 - p_.alpha_f;
+                K_.topLeftCorner(n_, n_) = -c * (beta_h2 * A_q_ + (p_.gamma * h) * A_v_);
+                K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
+                if (m_ > 0) {
+                    K_.topRightCorner(n_, m_) = -W_;
+                    model_->constraint_jacobian(x1_, G1_);
+                    K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
+                    K_.bottomRightCorner(m_, m_).setZero();
+                }
+                lu_.compute(K_);
+                if (nearly_singular(lu_)) {
+                    throw_singular(s.t + h, h);
+                }
+                dz_ = lu_.solve(r_);
             }
-            lu_.compute(K_);
-            if (nearly_singular(lu_)) {
-                throw_singular(s.t + h, h);
-            }
-            dz_ = lu_.solve(r_);
             a1_ -= dz_.head(n_);
             if (m_ > 0) {
                 lambda_ -= dz_.tail(m_);
@@ -182,6 +208,89 @@ public:
     }
 
 private:
+    static constexpr bool sparse_available() {
+        return requires(Force & f, double t, const Vector& q, double* out) {
+            f.force_jacobian_values(t, q, q, q, out, out);
+        };
+    }
+    Eigen::Index dense_size() const { return sparse_ ? 0 : n_; }
+
+    // The pattern of Newton's matrix (1 - alpha_m) I - (1 - alpha_f) M^-1 (beta h^2 df/dq +
+    // gamma h df/dv): the union of the diagonal and both Jacobians' patterns.
+    void prepare_sparse() {
+        if constexpr (sparse_available()) {
+            const mdl_kernels& k = model_->kernels();
+            const PatternEntries dq = pattern_entries(k.force_dq_pattern);
+            const PatternEntries dv = pattern_entries(k.force_dv_pattern);
+            dq_rows_ = dq.row;
+            dv_rows_ = dv.row;
+            dq_columns_ = dq.column;
+            dv_columns_ = dv.column;
+            newton_ = FixedPatternMatrix(n_);
+            newton_.add_diagonal(n_);
+            newton_.add_source(dq);
+            newton_.add_source(dv);
+            newton_.build();
+            f_q_values_.assign(dq.row.size(), 0.0);
+            f_v_values_.assign(dv.row.size(), 0.0);
+            velocity_term_.assign(dv.row.size(), 0.0);
+            sparse_lu_.analyze(newton_.matrix());
+        }
+    }
+
+    // One Newton correction by the sparse path into dz_; false when the matrix is singular.
+    bool sparse_newton_step(double t_alpha, const State& s, double beta_h2, double h) {
+        if constexpr (sparse_available()) {
+            force_.force_jacobian_values(t_alpha, xa_, va_, s.x, f_q_values_.data(),
+                                         f_v_values_.data());
+            const Vector& inverse_mass = model_->inverse_mass();
+            // estimate_noise's sums over the nonzero products only
+            noise_.setZero();
+            const double unit = 16.0 * std::numeric_limits<double>::epsilon();
+            const double c = 1.0 - p_.alpha_f;
+            newton_.set_zero();
+            double* values = newton_.matrix().valuePtr();
+            const std::vector<int>& diagonal = newton_.slots(0);
+            const std::vector<int>& at_q = newton_.slots(1);
+            const std::vector<int>& at_v = newton_.slots(2);
+            // The dense path's entry: -c * (beta_h2 * a_q + (gamma h) * a_v) + (1 - alpha_m)
+            // on the diagonal, with a_q = M^-1 f_q row-scaled.
+            for (std::size_t e = 0; e < f_q_values_.size(); ++e) {
+                const double a_q = f_q_values_[e] * inverse_mass[dq_rows_[e]];
+                noise_[dq_rows_[e]] += std::abs(a_q * xa_[dq_columns_[e]]);
+                values[at_q[e]] = a_q;
+            }
+            for (std::size_t e = 0; e < f_v_values_.size(); ++e) {
+                const double a_v = f_v_values_[e] * inverse_mass[dv_rows_[e]];
+                noise_[dv_rows_[e]] += std::abs(a_v * va_[dv_columns_[e]]);
+                velocity_term_[e] = a_v;
+            }
+            noise_ *= unit;
+            // beta h^2 A_q + gamma h A_v at every entry of the union (A_q first, as the dense
+            // expression evaluates it), then scaled and the diagonal added
+            const Eigen::Index nnz = newton_.matrix().nonZeros();
+            for (Eigen::Index i = 0; i < nnz; ++i) {
+                values[i] = beta_h2 * values[i];
+            }
+            for (std::size_t e = 0; e < f_v_values_.size(); ++e) {
+                values[at_v[e]] = values[at_v[e]] + (p_.gamma * h) * velocity_term_[e];
+            }
+            for (Eigen::Index i = 0; i < nnz; ++i) {
+                values[i] = -c * values[i];
+            }
+            for (std::size_t i = 0; i < diagonal.size(); ++i) {
+                values[diagonal[i]] += 1.0 - p_.alpha_m;
+            }
+            if (!sparse_lu_.factorize(newton_.matrix())) {
+                return false;
+            }
+            return sparse_lu_.solve(r_, dz_);
+        } else {
+            (void)t_alpha, (void)s, (void)beta_h2, (void)h;
+            return false;
+        }
+    }
+
     // x_{n+1}, v_{n+1} from a_{n+1}, and their alpha_f averages
     void predict(const State& s, double h) {
         x1_ = s.q + h * s.v + (h * h) * ((0.5 - p_.beta) * a_ + p_.beta * a1_);
@@ -260,6 +369,7 @@ private:
     ImplicitOptions options_;
     std::string name_;
     Eigen::Index n_, m_;
+    bool sparse_;
     Vector a_, a1_, x1_, v1_, xa_, va_, force_a_, r_, dz_, tmp_, noise_;
     Vector lambda_, g1_, kappa_;
     Matrix A_q_, A_v_, Ga_, G1_, W_, mass_;
@@ -269,6 +379,11 @@ private:
     Eigen::LLT<Matrix> llt_;
     detail::StepMemory memory_;
     int iterations_ = 0;
+    // the sparse path
+    FixedPatternMatrix newton_;
+    SparseLuSolver sparse_lu_;
+    std::vector<double> f_q_values_, f_v_values_, velocity_term_;
+    std::vector<int> dq_rows_, dq_columns_, dv_rows_, dv_columns_;
 };
 
 namespace detail {

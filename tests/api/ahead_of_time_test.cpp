@@ -29,6 +29,10 @@ struct KernelSlot {
     mdl_kernel mdl_kernels::*slot;
 };
 
+// The matrix kernels with a values kernel and a pattern (kernel_abi.h), in table order.
+constexpr const char* sparse_matrices[] = {"constraint_jacobian", "force_dq", "force_dv",
+                                           "mass_matrix"};
+
 // The kernels of kernel_abi.h in table order.
 const std::array<KernelSlot, 14> kernel_slots{{
     {"mass", &mdl_kernels::mass},
@@ -149,6 +153,19 @@ void check_against_jit(const CompiledModel& model, const std::string& prefix,
                                "++i) printf(\"{0} %a\\n\", out[i]); }}\n",
                                kernel.name, count);
     }
+    // the sparse matrix kernels: the pattern the object carries and the values kernel
+    for (const char* matrix : sparse_matrices) {
+        program +=
+            fmt::format("    if (k->{0}_values) {{ const mdl_sparsity* s = &k->{0}_pattern; "
+                        "printf(\"{0}_shape %a\\n\", (double)(s->rows * 65536u + s->columns)); "
+                        "for (unsigned i = 0; i <= s->rows; ++i) printf(\"{0}_row %a\\n\", "
+                        "(double)s->row_start[i]); "
+                        "for (unsigned i = 0; i < s->nonzeros; ++i) printf(\"{0}_column %a\\n\", "
+                        "(double)s->column[i]); "
+                        "k->{0}_values(&a, out); for (unsigned i = 0; i < s->nonzeros; ++i) "
+                        "printf(\"{0}_values %a\\n\", out[i]); }}\n",
+                        matrix);
+    }
     program += fmt::format("    {}_force(&a, out); for (int i = 0; i < {}; ++i) printf(\"named "
                            "%a\\n\", out[i]);\n",
                            prefix, s.positions);
@@ -178,6 +195,34 @@ void check_against_jit(const CompiledModel& model, const std::string& prefix,
             for (std::size_t i = 0; i < outputs(kernel.name, s); ++i) {
                 expected.emplace_back(kernel.name, out[i]);
             }
+        }
+    }
+    const struct {
+        const char* name;
+        mdl_kernel values;
+        const mdl_sparsity& pattern;
+    } sparse[] = {
+        {"constraint_jacobian", jit.constraint_jacobian_values, jit.constraint_jacobian_pattern},
+        {"force_dq", jit.force_dq_values, jit.force_dq_pattern},
+        {"force_dv", jit.force_dv_values, jit.force_dv_pattern},
+        {"mass_matrix", jit.mass_matrix_values, jit.mass_matrix_pattern},
+    };
+    for (const auto& matrix : sparse) {
+        if (matrix.values == nullptr) {
+            continue;
+        }
+        const std::string name = matrix.name;
+        const mdl_sparsity& sp = matrix.pattern;
+        expected.emplace_back(name + "_shape", static_cast<double>(sp.rows * 65536u + sp.columns));
+        for (unsigned i = 0; i <= sp.rows; ++i) {
+            expected.emplace_back(name + "_row", static_cast<double>(sp.row_start[i]));
+        }
+        for (unsigned i = 0; i < sp.nonzeros; ++i) {
+            expected.emplace_back(name + "_column", static_cast<double>(sp.column[i]));
+        }
+        matrix.values(&args, out.data());
+        for (unsigned i = 0; i < sp.nonzeros; ++i) {
+            expected.emplace_back(name + "_values", out[i]);
         }
     }
     jit.force(&args, out.data());

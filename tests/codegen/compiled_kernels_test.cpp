@@ -1,6 +1,7 @@
 // JIT-compiled kernels against the reference evaluator (to 1e-13 relative) and against the
 // hand-derived formulas of the seed systems.
 #include "codegen/compiled_kernels.hpp"
+#include "symbolic/derivative.hpp"
 
 #include "../symbolic/seed_systems.hpp"
 #include "kernel_test_support.hpp"
@@ -8,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -30,10 +32,11 @@ void check_against_evaluator(const symbolic::System& s, const CompiledKernels& c
     for (int trial = 0; trial < points; ++trial) {
         const test::Point at = test::Point::random(s.sizes(), rng);
         for (Kernel k : symbolic::all_kernels) {
-            const auto& outputs = s.outputs(k);
+            const auto outputs = s.dense_outputs(k);
             const mdl_kernel kernel = test::kernel_of(compiled.kernels(), k);
-            if (outputs.empty()) {
+            if (!s.has_kernel(k)) {
                 CHECK(kernel == nullptr);
+                CHECK(test::values_of(compiled.kernels(), k) == nullptr);
                 continue;
             }
             REQUIRE(kernel != nullptr);
@@ -43,6 +46,32 @@ void check_against_evaluator(const symbolic::System& s, const CompiledKernels& c
                 INFO(symbolic::kernel_name(k)
                      << "[" << i << "]: jit " << jit[i] << ", evaluator " << want[i]);
                 CHECK(close_relative(jit[i], want[i], tolerance));
+            }
+            if (!symbolic::is_matrix_kernel(k)) {
+                continue;
+            }
+            // the values kernel: the evaluator's values of the pattern's entries, which the
+            // table exports, and the dense kernel's entries at those places
+            const symbolic::Sparsity pattern = s.sparsity(k);
+            const mdl_sparsity* table_pattern = test::pattern_of(compiled.kernels(), k);
+            REQUIRE(table_pattern->rows == pattern.rows);
+            REQUIRE(table_pattern->columns == pattern.columns);
+            REQUIRE(table_pattern->nonzeros == pattern.nonzeros());
+            for (std::uint32_t r = 0; r <= pattern.rows; ++r) {
+                REQUIRE(table_pattern->row_start[r] == pattern.row_start[r]);
+            }
+            const mdl_kernel values = test::values_of(compiled.kernels(), k);
+            REQUIRE(values != nullptr);
+            const auto jit_values = test::run(values, pattern.nonzeros(), at);
+            const auto want_values = test::reference_values(s, k, at);
+            for (std::uint32_t r = 0; r < pattern.rows; ++r) {
+                for (std::uint32_t e = pattern.row_start[r]; e < pattern.row_start[r + 1]; ++e) {
+                    REQUIRE(table_pattern->column[e] == pattern.column[e]);
+                    const std::size_t dense =
+                        std::size_t{r} * pattern.columns + table_pattern->column[e];
+                    CHECK(std::memcmp(&jit_values[e], &jit[dense], sizeof(double)) == 0);
+                    CHECK(close_relative(jit_values[e], want_values[e], tolerance));
+                }
             }
         }
     }
@@ -285,13 +314,33 @@ TEST_CASE("a sum longer than the section budget is folded over several functions
     }
 }
 
-TEST_CASE("Jacobian sections compiled without optimization compute the optimized bits",
+TEST_CASE("Jacobian and potential sections compiled without optimization compute the "
+          "optimized bits",
           "[codegen][sections]") {
-    const auto s = test::double_pendulum();
+    // two masses on a spring of rest length L with a damper: df/dq and df/dv have real
+    // entries (the double pendulum's gravity has none)
+    auto s = std::make_unique<symbolic::System>(symbolic::SystemSizes{2, 0, 0, 0, 3});
+    {
+        const symbolic::Expr k = s->parameter(0), len = s->parameter(1), c = s->parameter(2);
+        const symbolic::Expr x = s->position(0), y = s->position(1);
+        const symbolic::Expr r = sqrt(x * x + y * y);
+        const symbolic::Expr potential = 0.5 * k * pow(r - len, 2.0) + c * sin(x) * cos(y);
+        std::vector<symbolic::ExprId> force =
+            symbolic::gradient(s->pool(), potential, symbolic::VarKind::position, 2);
+        force[0] = (symbolic::Expr(s->pool(), s->pool().neg(force[0])) - c * s->velocity(0)).id();
+        force[1] = (symbolic::Expr(s->pool(), s->pool().neg(force[1])) -
+                    c * s->velocity(1) * s->velocity(0))
+                       .id();
+        s->outputs(Kernel::mass) = {s->constant(1), s->constant(2)};
+        s->outputs(Kernel::force) = force;
+        s->outputs(Kernel::potential) = {potential};
+        symbolic::derive_kernels(*s);
+    }
     CodegenOptions fast, optimized;
     fast.section_operations = optimized.section_operations = 7;
     fast.keep_ir = optimized.keep_ir = true;
     optimized.optimize_jacobian_sections = true;
+    optimized.optimize_potential_sections = true;
     const auto plain = CompiledKernels::compile(*s, fast);
     const auto reference = CompiledKernels::compile(*s, optimized);
     const auto attributes_of = [](const std::string& ir, const std::string& function) {
@@ -303,8 +352,12 @@ TEST_CASE("Jacobian sections compiled without optimization compute the optimized
         REQUIRE(line != std::string::npos);
         return ir.substr(line, ir.find('\n', line) - line);
     };
-    CHECK(attributes_of(plain.ir(), "mdl_force_dq.section0").find("optnone") != std::string::npos);
-    CHECK(attributes_of(reference.ir(), "mdl_force_dq.section0").find("optnone") ==
+    CHECK(attributes_of(plain.ir(), "mdl_force_dq_values.section0").find("optnone") !=
+          std::string::npos);
+    CHECK(attributes_of(reference.ir(), "mdl_force_dq_values.section0").find("optnone") ==
+          std::string::npos);
+    CHECK(attributes_of(plain.ir(), "mdl_potential.section0").find("optnone") != std::string::npos);
+    CHECK(attributes_of(reference.ir(), "mdl_potential.section0").find("optnone") ==
           std::string::npos);
     CHECK(attributes_of(plain.ir(), "mdl_force.section0").find("optnone") == std::string::npos);
     const std::uint32_t n = s->sizes().positions;
@@ -315,6 +368,8 @@ TEST_CASE("Jacobian sections compiled without optimization compute the optimized
               test::run(reference.kernels().force_dq, n * n, at));
         CHECK(test::run(plain.kernels().force_dv, n * n, at) ==
               test::run(reference.kernels().force_dv, n * n, at));
+        CHECK(test::run(plain.kernels().potential, 1, at) ==
+              test::run(reference.kernels().potential, 1, at));
     }
 }
 
@@ -362,8 +417,8 @@ TEST_CASE("fast-math is opt-in and stays close", "[codegen][optimize]") {
     for (int trial = 0; trial < 10; ++trial) {
         const test::Point at = test::Point::random(s->sizes(), rng);
         for (Kernel k : symbolic::all_kernels) {
-            const auto& outputs = s->outputs(k);
-            if (outputs.empty()) {
+            const auto outputs = s->dense_outputs(k);
+            if (!s->has_kernel(k)) {
                 continue;
             }
             const auto a = test::run(test::kernel_of(fast.kernels(), k), outputs.size(), at);

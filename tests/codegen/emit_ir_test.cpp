@@ -126,7 +126,9 @@ TEST_CASE("a spring's Jacobian takes one square root and shares its reciprocals"
     s.outputs(Kernel::mass) = {s.constant(1), s.constant(1)};
     s.outputs(Kernel::force) = force;
     symbolic::derive_kernels(s);
-    const std::string dq = function_body(codegen::optimized_ir(s, as_emitted()), "mdl_force_dq");
+    // (the values of the structural nonzeros: all four entries here)
+    const std::string dq =
+        function_body(codegen::optimized_ir(s, as_emitted()), "mdl_force_dq_values");
     INFO(dq);
     CHECK(count(dq, "@llvm.sqrt.f64(") == 1);
     CHECK(count(dq, "fdiv double") == 1); // 1/r
@@ -151,10 +153,11 @@ TEST_CASE("a spring's Jacobian takes one square root and shares its reciprocals"
     }
 }
 
-TEST_CASE("runs of zero outputs are one memset", "[emit_ir]") {
+TEST_CASE("a sparse matrix's dense kernel: its values, one memset and a move loop", "[emit_ir]") {
     // Three bodies on a line, two pulled by parameter-scaled sines, the third free: df/dq is
-    // [d0 0 0; 0 d1 0; 0 0 0], whose zeros form a run of 3 (entries 1-3: stores) and one of 4
-    // (entries 5-8: a memset), and df/dv is all zero (one run of 9).
+    // [d0 0 0; 0 d1 0; 0 0 0], whose values kernel writes d0, d1 and whose dense kernel sets
+    // the other 7 entries after them to zero and moves d1 from entry 1 to entry 4 (d0 stays:
+    // no move); df/dv has no nonzero: a memset of all 9 entries.
     symbolic::System s({3, 0, 0, 0, 1});
     const symbolic::Expr c = s.parameter(0);
     s.outputs(Kernel::mass) = {s.constant(1), s.constant(1), s.constant(1)};
@@ -165,10 +168,15 @@ TEST_CASE("runs of zero outputs are one memset", "[emit_ir]") {
     CHECK(count(dv, "call void @llvm.memset") == 1);
     CHECK(count(dv, "i64 72, i1 false)") == 1);
     CHECK(count(dv, "store double") == 0);
+    CHECK(count(function_body(ir, "mdl_force_dv_values"), "store double") == 0);
     const std::string dq = function_body(ir, "mdl_force_dq");
+    CHECK(count(dq, "call void @mdl_force_dq_values(") == 1);
     CHECK(count(dq, "call void @llvm.memset") == 1);
-    CHECK(count(dq, "i64 32, i1 false)") == 1);
-    CHECK(count(dq, "store double 0.0") == 3);
+    CHECK(count(dq, "i64 56, i1 false)") == 1);
+    CHECK(count(dq, "store double 0.0") == 1); // in the loop: the entry moved away
+    CHECK(count(function_body(ir, "mdl_force_dq_values"), "store double") == 2);
+    CHECK(ir.find("@mdl_force_dq.positions = private unnamed_addr constant [2 x i64] [i64 0, "
+                  "i64 4]") != std::string::npos);
 
     // And the JIT's memsets write what the evaluator computes, over whatever was there.
     const auto compiled = codegen::CompiledKernels::compile(s);

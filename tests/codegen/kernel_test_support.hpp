@@ -50,7 +50,46 @@ inline std::vector<double> run(mdl_kernel kernel, std::size_t outputs, const Poi
 inline std::vector<double> reference(const symbolic::System& s, symbolic::Kernel k,
                                      const Point& at) {
     symbolic::Evaluator ev(s.pool());
+    return ev.evaluate(s.dense_outputs(k), at.values()); // matrices: every entry
+}
+
+// The values of a matrix kernel's structural nonzeros by the evaluator (the system's outputs).
+inline std::vector<double> reference_values(const symbolic::System& s, symbolic::Kernel k,
+                                            const Point& at) {
+    symbolic::Evaluator ev(s.pool());
     return ev.evaluate(s.outputs(k), at.values());
+}
+
+// The values kernel and the pattern of a matrix kernel in the table.
+inline mdl_kernel values_of(const mdl_kernels& table, symbolic::Kernel k) {
+    using symbolic::Kernel;
+    switch (k) {
+    case Kernel::constraint_jacobian:
+        return table.constraint_jacobian_values;
+    case Kernel::force_dq:
+        return table.force_dq_values;
+    case Kernel::force_dv:
+        return table.force_dv_values;
+    case Kernel::mass_matrix:
+        return table.mass_matrix_values;
+    default:
+        return nullptr;
+    }
+}
+inline const mdl_sparsity* pattern_of(const mdl_kernels& table, symbolic::Kernel k) {
+    using symbolic::Kernel;
+    switch (k) {
+    case Kernel::constraint_jacobian:
+        return &table.constraint_jacobian_pattern;
+    case Kernel::force_dq:
+        return &table.force_dq_pattern;
+    case Kernel::force_dv:
+        return &table.force_dv_pattern;
+    case Kernel::mass_matrix:
+        return &table.mass_matrix_pattern;
+    default:
+        return nullptr;
+    }
 }
 
 inline mdl_kernel kernel_of(const mdl_kernels& table, symbolic::Kernel k) {

@@ -333,5 +333,23 @@ TEST_CASE("jacobian equals one differentiate pass per column on random DAGs", "[
                 CHECK(J[i * n + j] == column[i]);
             }
         }
+        // the sparse form: every entry but the +0.0 ones, row by row, columns ascending
+        const SparseJacobian S = sparse_jacobian(pool, roots, VarKind::position, n);
+        REQUIRE(S.pattern.rows == roots.size());
+        REQUIRE(S.pattern.columns == n);
+        REQUIRE(S.pattern.row_start.size() == roots.size() + 1);
+        REQUIRE(S.values.size() == S.pattern.nonzeros());
+        std::vector<ExprId> spread(J.size(), pool.zero());
+        for (std::size_t i = 0; i < roots.size(); ++i) {
+            for (std::uint32_t e = S.pattern.row_start[i]; e < S.pattern.row_start[i + 1]; ++e) {
+                INFO("seed " << seed << ", root " << i << ", entry " << e);
+                CHECK(S.values[e] != pool.zero());
+                if (e > S.pattern.row_start[i]) {
+                    CHECK(S.pattern.column[e - 1] < S.pattern.column[e]);
+                }
+                spread[i * n + S.pattern.column[e]] = S.values[e];
+            }
+        }
+        CHECK(spread == J);
     }
 }

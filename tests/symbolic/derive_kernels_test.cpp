@@ -15,7 +15,7 @@ using mdl::test::close_relative;
 namespace {
 std::vector<double> eval(System& s, Kernel k, const VariableValues& at) {
     Evaluator ev(s.pool());
-    return ev.evaluate(s.outputs(k), at);
+    return ev.evaluate(s.dense_outputs(k), at);
 }
 } // namespace
 
@@ -29,9 +29,9 @@ TEST_CASE("Kapitza pendulum: force, df/dq, phase and phase rate", "[derive_kerne
     ExprPool& pool = s->pool();
     const Expr l = s->parameter(0), g = s->parameter(1), vmax = s->parameter(2),
                omega = s->parameter(3);
-    CHECK(s->outputs(Kernel::force_dq)[0] ==
+    CHECK(s->dense_outputs(Kernel::force_dq)[0] ==
           ((g + vmax * omega * cos(s->phase(0))) / l * cos(s->position(0))).id());
-    CHECK(s->outputs(Kernel::force_dv)[0] == pool.zero());
+    CHECK(s->dense_outputs(Kernel::force_dv)[0] == pool.zero());
     CHECK(s->outputs(Kernel::phase_rate)[0] == omega.id());
     CHECK(s->outputs(Kernel::constraint_jacobian).empty());
 
@@ -63,7 +63,7 @@ TEST_CASE("double pendulum: G and curvature", "[derive_kernels][double_pendulum]
     // so it is checked numerically below.
     const Expr x1 = s->position(0), y1 = s->position(1), x2 = s->position(2), y2 = s->position(3);
     const Expr vx1 = s->velocity(0), vy1 = s->velocity(1);
-    const auto& G = s->outputs(Kernel::constraint_jacobian);
+    const auto G = s->dense_outputs(Kernel::constraint_jacobian);
     REQUIRE(G.size() == 8);
     CHECK(G[0] == (2.0 * x1).id());
     CHECK(G[1] == (2.0 * y1).id());
@@ -118,8 +118,8 @@ TEST_CASE("damped oscillator: df/dv and flags", "[derive_kernels][damped]") {
     s->validate();
     CHECK(s->velocity_dependent);
     CHECK(s->time_dependent);
-    CHECK(s->outputs(Kernel::force_dv)[0] == (-s->parameter(2)).id());
-    CHECK(s->outputs(Kernel::force_dq)[0] == (-s->parameter(1)).id());
+    CHECK(s->dense_outputs(Kernel::force_dv)[0] == (-s->parameter(2)).id());
+    CHECK(s->dense_outputs(Kernel::force_dq)[0] == (-s->parameter(1)).id());
     CHECK(s->outputs(Kernel::phase).empty());
     CHECK(s->outputs(Kernel::phase_rate).empty());
 

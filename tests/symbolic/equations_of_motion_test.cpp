@@ -50,7 +50,7 @@ struct At {
         at.x = x;
         at.theta = theta;
         at.p = p;
-        return e.evaluate(system.outputs(k), at);
+        return e.evaluate(system.dense_outputs(k), at);
     }
     double param(const std::string& name) const {
         for (std::size_t i = 0; i < model.parameters.size(); ++i) {

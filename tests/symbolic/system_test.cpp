@@ -92,3 +92,46 @@ TEST_CASE("print_system lists the derived equations by name", "[system][print]")
     CHECK(text.find("phase_rate[theta] = omega\n") != std::string::npos);
     CHECK(text.find("zero entries not shown: force_dv (all)") != std::string::npos);
 }
+
+TEST_CASE("matrix kernels: sparse patterns, dense views and their validation", "[system]") {
+    System s({3, 0, 1, 0, 1});
+    s.outputs(Kernel::mass) = {s.parameter(0), s.parameter(0), s.parameter(0)};
+    s.outputs(Kernel::force) = {-s.position(0) * s.position(1), s.constant(0), s.velocity(2)};
+    s.outputs(Kernel::constraint) = {s.position(2) * s.position(2) - s.parameter(0)};
+    derive_kernels(s);
+    CHECK_NOTHROW(s.validate());
+    // df/dq = [-q1, -q0, 0; 0 0 0; 0 0 0], df/dv = e_3 e_3^T, G = [0, 0, 2 q2], M = p0 I
+    const Sparsity dq = s.sparsity(Kernel::force_dq);
+    CHECK(dq.row_start == std::vector<std::uint32_t>{0, 2, 2, 2});
+    CHECK(dq.column == std::vector<std::uint32_t>{0, 1});
+    CHECK(s.outputs(Kernel::force_dq).size() == 2);
+    CHECK(s.sparsity(Kernel::force_dv).column == std::vector<std::uint32_t>{2});
+    CHECK(s.sparsity(Kernel::constraint_jacobian).row_start == std::vector<std::uint32_t>{0, 1});
+    CHECK(s.sparsity(Kernel::mass_matrix).column == std::vector<std::uint32_t>{0, 1, 2});
+    CHECK(s.has_kernel(Kernel::force_dv));
+    const std::vector<ExprId> dense = s.dense_outputs(Kernel::force_dq);
+    REQUIRE(dense.size() == 9);
+    CHECK(dense[0] == (-s.position(1)).id());
+    CHECK(dense[1] == (-s.position(0)).id());
+    for (std::size_t i = 2; i < 9; ++i) {
+        CHECK(dense[i] == s.pool().zero());
+    }
+    SECTION("a pattern that does not fit its matrix is rejected") {
+        Sparsity bad = s.sparsity(Kernel::force_dq);
+        bad.column = {1, 0}; // not ascending
+        s.set_sparse(Kernel::force_dq, bad, s.outputs(Kernel::force_dq));
+        CHECK_THROWS_WITH(s.validate(), Catch::Contains("force_dq has a malformed sparsity"));
+    }
+    SECTION("values and pattern must have the same length") {
+        CHECK_THROWS_AS(s.set_sparse(Kernel::force_dq, dq, {}), InvalidSystem);
+    }
+    SECTION("a kernel without nonzeros still exists when its matrix has entries") {
+        System t({2, 0, 0, 0, 1});
+        t.outputs(Kernel::mass) = {t.parameter(0), t.parameter(0)};
+        t.outputs(Kernel::force) = {-t.position(0), -t.position(1)};
+        derive_kernels(t);
+        CHECK(t.outputs(Kernel::force_dv).empty());
+        CHECK(t.has_kernel(Kernel::force_dv));
+        CHECK_FALSE(t.has_kernel(Kernel::constraint_jacobian));
+    }
+}
