@@ -27,7 +27,7 @@ struct CompileCommandOptions {
     bool timings = false;
     int opt_level = 2;
     bool fast_math = false;
-    ModelOptions model; // -p (Integer parameters), --library, --no-cache
+    ModelOptions model;                   // -p (Integer parameters), --library, --no-cache
     std::string object_file, header_file; // ahead of time: where to write them
     ObjectOptions object;
 };
@@ -91,7 +91,13 @@ std::function<int()> add_compile_command(CLI::App& app) {
                     "Target triple of the object code (default: this machine's; this mdl "
                     "generates code for its own architecture only)");
     return [o]() {
-        CompileOptions options = compile_options(o->model);
+        CompileOptions options;
+        try {
+            options = compile_options(o->model);
+        } catch (const std::invalid_argument& e) {
+            std::cerr << fmt::format("mdl compile: error: {}\n", e.what());
+            return exit_status::bad_input;
+        }
         options.opt_level = o->opt_level;
         options.fast_math = o->fast_math;
         options.keep_ir = o->emit_llvm;

@@ -9,9 +9,11 @@ namespace mdl::cli {
 
 void add_model_options(CLI::App* cmd, ModelOptions& options) {
     cmd->add_option("-p,--parameter", options.parameters,
-                    "Set an Integer parameter (array size, loop bound): -p n=200");
+                    "Set an Integer parameter (array size, loop bound): -p n=200")
+        ->allow_extra_args(false); // -p n=3 model.mdl: the file is not a second value
     cmd->add_option("--library", options.library_paths,
-                    "A folder of component models, searched after the model's own folder");
+                    "A folder of component models, searched after the model's own folder")
+        ->allow_extra_args(false);
     cmd->add_flag("--no-cache", options.no_cache,
                   "Neither read nor write the code cache on disk (see mdl cache)");
 }

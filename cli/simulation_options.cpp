@@ -21,7 +21,8 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
     cmd->add_option("-m,--method", o.method, method_help);
     cmd->add_option("--library", o.library_paths,
                     "A folder of component models (Pendulum -> DIR/Pendulum.mdl), searched after "
-                    "the model's own folder and before MDL_PATH; repeatable");
+                    "the model's own folder and before MDL_PATH; repeatable")
+        ->allow_extra_args(false);
     cmd->add_flag("--no-cache", o.no_cache,
                   "Neither read nor write the code cache on disk (see mdl cache)");
     cmd->add_option("--start", o.start, "Start time (default: the model's StartTime, or 0)");
