@@ -289,6 +289,18 @@ void require_tolerances(double rtol, double atol, bool pure_absolute) {
     }
 }
 
+// rtol and atol from the flags, else the annotation (rtol, else Tolerance; atol), else the
+// defaults they hold; checked when the method uses them (`used`).
+void resolve_tolerances(const SimulationSettings& o, const CompiledModel& compiled, double& rtol,
+                        double& atol, bool used, bool pure_absolute) {
+    rtol = o.rtol.value_or(
+        compiled.number_setting("rtol", compiled.number_setting("Tolerance", rtol)));
+    atol = o.atol.value_or(compiled.number_setting("atol", atol));
+    if (used) {
+        require_tolerances(rtol, atol, pure_absolute);
+    }
+}
+
 // The classical method: --method, else the annotation's, else the runtime's choice.
 runtime::Method classical_method(const SimulationSettings& o, const runtime::Model& model,
                                  const std::string& name) {
@@ -452,13 +464,8 @@ SimulationStatistics run_classical(const SimulationSettings& o, const CompiledMo
     r.stop = settings.stop_time;
     settings.step = o.step.value_or(compiled.number_setting(
         "step", info.adaptive ? compiled.number_setting("Interval", 0.0) : 1e-3));
-    settings.adaptive.rtol = o.rtol.value_or(compiled.number_setting(
-        "rtol", compiled.number_setting("Tolerance", settings.adaptive.rtol)));
-    settings.adaptive.atol =
-        o.atol.value_or(compiled.number_setting("atol", settings.adaptive.atol));
-    if (info.adaptive) {
-        require_tolerances(settings.adaptive.rtol, settings.adaptive.atol, true);
-    }
+    resolve_tolerances(o, compiled, settings.adaptive.rtol, settings.adaptive.atol, info.adaptive,
+                       true);
     settings.rho_inf = o.rho_inf.value_or(compiled.number_setting("rho_inf", settings.rho_inf));
     settings.solver.constraint_tolerance =
         o.constraint_tol.value_or(settings.solver.constraint_tolerance);
@@ -654,12 +661,7 @@ runtime::multiscale::StroboscopicOptions strobo_options(const SimulationSettings
     // one period map per field evaluation: the window is one period
     require_micro_steps("--micro-steps-per-period",
                         static_cast<double>(options.micro_steps_per_period), 1.0);
-    options.rtol = o.rtol.value_or(
-        compiled.number_setting("rtol", compiled.number_setting("Tolerance", options.rtol)));
-    options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
-    if (adaptive) {
-        require_tolerances(options.rtol, options.atol, false);
-    }
+    resolve_tolerances(o, compiled, options.rtol, options.atol, adaptive, false);
     require_positive("--period", o.period, "the common fast period");
     options.period = o.period.value_or(0.0); // (not an annotation key: the checker ignores it)
     return options;
@@ -772,12 +774,7 @@ runtime::multiscale::StiffHmmOptions stiff_hmm_options(const SimulationSettings&
                 number(per)));
         }
     }
-    options.rtol = o.rtol.value_or(
-        compiled.number_setting("rtol", compiled.number_setting("Tolerance", options.rtol)));
-    options.atol = o.atol.value_or(compiled.number_setting("atol", options.atol));
-    if (adaptive) {
-        require_tolerances(options.rtol, options.atol, false);
-    }
+    resolve_tolerances(o, compiled, options.rtol, options.atol, adaptive, false);
     return options;
 }
 
