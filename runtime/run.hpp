@@ -71,12 +71,7 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
     case Method::cvode_bdf: {
         // SUNDIALS drives its own steps; the observer is called once per output, through
         // std::function (not per right-hand side).
-        CvodeOptions options;
-        options.rtol = settings.adaptive.rtol;
-        options.atol = settings.adaptive.atol;
-        options.initial_step = settings.adaptive.initial_step;
-        options.max_step = settings.adaptive.max_step;
-        options.max_steps = settings.adaptive.max_steps;
+        const CvodeOptions options = cvode_options(settings.adaptive);
         auto stats = integrate_cvode(
             model, state,
             settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,

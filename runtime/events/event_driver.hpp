@@ -260,12 +260,7 @@ IntegrationStats run_with_events(const Model& model, State& state, const RunSett
     }
     case Method::cvode_adams:
     case Method::cvode_bdf: {
-        CvodeOptions options;
-        options.rtol = settings.adaptive.rtol;
-        options.atol = settings.adaptive.atol;
-        options.initial_step = settings.adaptive.initial_step;
-        options.max_step = settings.adaptive.max_step;
-        options.max_steps = settings.adaptive.max_steps;
+        const CvodeOptions options = cvode_options(settings.adaptive);
         auto stats = integrate_cvode_events(
             model, state,
             settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,

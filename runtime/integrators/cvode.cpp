@@ -2,6 +2,7 @@
 
 #include "runtime/events/hermite_step.hpp"
 #include "runtime/integrators/constrained_acceleration.hpp"
+#include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/rk4.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model_force.hpp"
@@ -32,6 +33,16 @@ namespace mdl::runtime {
 
 std::string_view to_string(CvodeMethod method) {
     return method == CvodeMethod::adams ? "cvode-adams" : "cvode-bdf";
+}
+
+CvodeOptions cvode_options(const Dopri5Options& adaptive) {
+    CvodeOptions options;
+    options.rtol = adaptive.rtol;
+    options.atol = adaptive.atol;
+    options.initial_step = adaptive.initial_step;
+    options.max_step = adaptive.max_step;
+    options.max_steps = adaptive.max_steps;
+    return options;
 }
 
 #if MDL_HAVE_SUNDIALS

@@ -53,6 +53,8 @@
 
 namespace mdl::runtime {
 
+struct Dopri5Options;
+
 enum class CvodeMethod { adams, bdf };
 
 // "cvode-adams" / "cvode-bdf", as on the command line.
@@ -75,6 +77,10 @@ struct CvodeOptions {
     // (sparse_jacobians.hpp) or a dense one and dense LU; automatic picks by size.
     LinearAlgebra linear_algebra = LinearAlgebra::automatic;
 };
+
+// The settings cvode-* share with dopri5's (rtol, atol, initial_step, max_step, max_steps), as
+// `mdl run` and the event driver pass them.
+CvodeOptions cvode_options(const Dopri5Options& adaptive);
 
 // Integrates from state.t to t_end (which may lie before state.t); the observer sees the
 // initial state, then the outputs described above. Throws MethodNotApplicable for
