@@ -62,12 +62,15 @@ inline void count_events(const EventTracker& tracker, IntegrationStats& stats) {
 // there, and the next step goes from the event to the same grid point.
 template <class Observer>
 IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, double t_end,
-                                        double h, Observer&& observer, EventOptions options = {}) {
+                                        double h, Observer&& observer, EventOptions options = {},
+                                        EventTracker* carried = nullptr) {
     const Model& model = stepper.model();
     require_state_shape(model, state, stepper.name());
     require_run_interval(state.t, t_end, h, stepper.name());
     detail::require_forward(state.t, t_end, stepper.name());
-    EventTracker tracker(model, stepper.name(), options);
+    // `carried`: the tracker of a run paused and resumed (an FMU's steps), else a new one
+    std::optional<EventTracker> own;
+    EventTracker& tracker = carried ? *carried : own.emplace(model, stepper.name(), options);
     HermiteStep hermite(model);
     const Interpolant at = [&hermite](double t, State& out) {
         hermite(t, out);
@@ -85,7 +88,7 @@ IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, do
     }
     const auto steps = static_cast<std::size_t>(count);
     require_finite(model, state, stepper.name());
-    tracker.start(state);
+    tracker.resume(state);
     observer(static_cast<const State&>(state));
     ++stats.outputs;
     State begin = state;
@@ -127,20 +130,23 @@ IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, do
 template <class Observer>
 IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, double t_end,
                                            Observer&& observer, double output_interval = 0.0,
-                                           EventOptions options = {}) {
+                                           EventOptions options = {},
+                                           EventTracker* carried = nullptr) {
     const Model& model = stepper.model();
     require_state_shape(model, state, stepper.name());
     require_run_interval(state.t, t_end, output_interval > 0.0 ? output_interval : 1.0,
                          stepper.name());
     detail::require_forward(state.t, t_end, stepper.name());
-    EventTracker tracker(model, stepper.name(), options);
+    // `carried`: the tracker of a run paused and resumed (an FMU's steps), else a new one
+    std::optional<EventTracker> own;
+    EventTracker& tracker = carried ? *carried : own.emplace(model, stepper.name(), options);
     const Interpolant at = [&stepper](double t, State& out) {
         stepper.interpolate(t, out);
     };
     IntegrationStats stats;
     const double t0 = state.t;
     require_finite(model, state, stepper.name());
-    tracker.start(state);
+    tracker.resume(state);
     observer(static_cast<const State&>(state));
     ++stats.outputs;
     if (t_end == t0) {
@@ -164,7 +170,9 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
             ++next_output;
         }
     };
-    double h = stepper.initial_step(state, t_end);
+    // resumed on a contact at rest (an FMU's next step): Hairer's starting-step estimate is
+    // tiny there; take the step that holding allows (below)
+    double h = tracker.holding() ? 1e-3 * (t_end - t0) : stepper.initial_step(state, t_end);
     const std::size_t max_steps = stepper.options().max_steps;
     while (state.t < t_end) {
         double attempt = h;
@@ -242,19 +250,19 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
 
 template <class Observer>
 IntegrationStats run_with_events(const Model& model, State& state, const RunSettings& settings,
-                                 Observer&& observer) {
+                                 Observer&& observer, EventTracker* carried = nullptr) {
     switch (settings.method) {
     case Method::rk4: {
         RungeKutta4 stepper(model);
-        auto stats =
-            integrate_fixed_events(stepper, state, settings.stop_time, settings.step, observer);
+        auto stats = integrate_fixed_events(stepper, state, settings.stop_time, settings.step,
+                                            observer, {}, carried);
         stats.force_evaluations = stepper.force().evaluations();
         return stats;
     }
     case Method::dopri5: {
         Dopri5 stepper(model, settings.adaptive);
-        auto stats =
-            integrate_adaptive_events(stepper, state, settings.stop_time, observer, settings.step);
+        auto stats = integrate_adaptive_events(stepper, state, settings.stop_time, observer,
+                                               settings.step, {}, carried);
         stats.force_evaluations = stepper.force().evaluations();
         return stats;
     }

@@ -153,6 +153,15 @@ void EventTracker::start(const State& s) {
         throw std::invalid_argument("events: the state does not match the model");
     }
     std::fill(armed_.begin(), armed_.end(), false);
+    started_ = true;
+    begin_step(s);
+}
+
+void EventTracker::resume(const State& s) {
+    if (!started_) {
+        start(s);
+        return;
+    }
     begin_step(s);
 }
 

@@ -65,6 +65,10 @@ public:
 
     // The run starts at s: indicators there decide which events are armed.
     void start(const State& s);
+    // The run goes on from s after a pause (an FMU's next fmi2DoStep): as start() the first
+    // time; afterwards the armed events, the held contacts and the last firing times are kept,
+    // so a contact at rest stays held and an event just fired does not fire again.
+    void resume(const State& s);
 
     // The step from the last accepted state to `end`. Returns the outcome of the earliest
     // event or contact release in it (the run continues from outcome.after, the rest of the
@@ -101,6 +105,7 @@ private:
     void begin_step(const State& s);
 
     const Model* model_;
+    bool started_ = false;
     std::string method_;
     EventOptions options_;
     const std::vector<Event>& events_;

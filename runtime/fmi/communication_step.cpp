@@ -34,6 +34,7 @@ CommunicationStep::CommunicationStep(const Model& model, const RunSettings& sett
 }
 
 void CommunicationStep::start(double t0, double stop) {
+    events_.reset();
     grid_t0_ = t0;
     grid_index_ = 0;
     grid_step_ = settings_.step;
@@ -76,7 +77,17 @@ void CommunicationStep::advance(State& state, double t_end) {
         settings.stop_time = t_end;
         // no output interval: the observer ignores the states
         settings.step = info(settings_.method).adaptive ? 0.0 : settings_.step;
-        const IntegrationStats stats = run(*model_, state, settings, [](const State&) {});
+        const auto ignore = [](const State&) {
+        };
+        IntegrationStats stats;
+        if (model_->has_events()) {
+            if (!events_) {
+                events_.emplace(*model_, info(settings_.method).name);
+            }
+            stats = run_with_events(*model_, state, settings, ignore, &*events_);
+        } else {
+            stats = run(*model_, state, settings, ignore);
+        }
         if (stats.terminated) {
             throw std::runtime_error("the model terminated at t = " + format_number(state.t) +
                                      ": " + stats.terminate_message);

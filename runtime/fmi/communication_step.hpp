@@ -12,6 +12,7 @@
 // t + h with runtime::run.
 #pragma once
 
+#include "runtime/events/event_tracker.hpp"
 #include "runtime/integrators/generalized_alpha.hpp"
 #include "runtime/integrators/leapfrog.hpp"
 #include "runtime/integrators/newmark.hpp"
@@ -25,6 +26,7 @@
 #include "runtime/state.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <variant>
 
 namespace mdl::runtime::fmi {
@@ -60,6 +62,9 @@ private:
     const Model* model_;
     RunSettings settings_;
     FixedStepper stepper_;
+    // A model with events: what the event driver knows between two steps (armed events, held
+    // contacts, last firings), so a ball at rest stays on the floor across fmi2DoStep calls.
+    std::optional<EventTracker> events_;
     double grid_t0_ = 0.0, grid_step_ = 0.0;
     double grid_stop_ = -1.0;      // negative: no stop time
     std::uint64_t grid_steps_ = 0; // steps from t0 to the stop time (0: no stop time)

@@ -554,6 +554,36 @@ TEST_CASE("mdl export --c-library with a multiscale method: HMM on the Kapitza p
                               "step H = 0.0125 of hmm") != std::string::npos);
 }
 
+TEST_CASE("events in a Co-Simulation FMU: the ball that comes to rest stays on the floor across "
+          "communication steps (dopri5, rk4)") {
+    // The impacts accumulate at t_inf = 4.064 (models/bouncing_ball.mdl); mdl run then holds
+    // the ball at y = 0, vy = 0. Each fmi2DoStep of 0.01 resumes the event driver with what it
+    // knew at the end of the last one (held contact, armed events): a fresh start each step
+    // lost the contact, so dopri5 failed (step size underflow at t = 4.07) and rk4 fell
+    // through the floor (y = -4.24 at t = 5), as fmusim showed.
+    const std::string ball = model("bouncing_ball.mdl");
+    for (const auto& [name, arguments] :
+         {std::pair<std::string, std::string>{"rest_dopri5", ""},
+          std::pair<std::string, std::string>{"rest_rk4", "--method rk4 --step 1e-3"}}) {
+        INFO(name);
+        const Fmu fmu = export_fmu(ball, name, arguments);
+        const Result r = host(fmu, "run 2 0.01 5");
+        INFO(r.output);
+        REQUIRE(r.status == 0);
+        const auto trajectory = rows(r.output);
+        REQUIRE(trajectory.size() == 501);
+        for (const auto& row : trajectory) {
+            INFO("t = " << row[0]);
+            REQUIRE(row[1] >= -1e-12); // never below the floor
+        }
+        for (std::size_t i = 420; i < trajectory.size(); ++i) { // t >= 4.2: at rest
+            INFO("t = " << trajectory[i][0]);
+            REQUIRE(trajectory[i][1] == Approx(0.0).margin(1e-12));
+            REQUIRE(trajectory[i][2] == Approx(0.0).margin(1e-9));
+        }
+    }
+}
+
 TEST_CASE("events in a Co-Simulation FMU: the bouncing ball (dopri5, rk4) bounces at mdl run's "
           "times and at the closed-form ones") {
     const std::string ball = model("bouncing_ball.mdl");
