@@ -505,7 +505,9 @@ TEST_CASE("mdl sweep warns before its trajectories take more than 1 GB together"
     CHECK(summary.output == "exit status 0\n");
 }
 
-TEST_CASE("a model that would unroll into more than the compiler holds is refused at once") {
+// [no-sanitizer]: under a 2 GB address-space limit AddressSanitizer cannot map its shadow
+TEST_CASE("a model that would unroll into more than the compiler holds is refused at once",
+          "[no-sanitizer]") {
     // 10^8 bodies: refused at the declaration after 2,000,000 elements, under a 2 GB address
     // space limit (a compiler that tried would be killed instead of reporting).
     const std::string huge = std::string(MDL_SOURCE_DIR) + "/tests/cli/models/huge_array.mdl";
@@ -518,7 +520,8 @@ TEST_CASE("a model that would unroll into more than the compiler holds is refuse
     CHECK(contains(r.output, "exit status 1\n"));
 }
 
-TEST_CASE("a model whose derivatives swell past the node limit is refused, not swapped for") {
+TEST_CASE("a model whose derivatives swell past the node limit is refused, not swapped for",
+          "[no-sanitizer]") {
     const std::string blowup = std::string(MDL_SOURCE_DIR) + "/tests/cli/models/hessian_blowup.mdl";
     Result r = run_command("sh -c 'ulimit -v 4000000; " + std::string(MDL_EXECUTABLE) +
                            " compile " + blowup + "; echo \"exit status $?\"'");

@@ -477,8 +477,11 @@ std::string needed(const std::string& file) {
 
 } // namespace
 
+// [no-sanitizer]: the library's objects carry the sanitizers' instrumentation, which a plain
+// `cc` link without their runtimes cannot resolve
 TEST_CASE("mdl export --c-library: a C program linked without LLVM reproduces mdl run to the "
-          "last bit (static and shared library)") {
+          "last bit (static and shared library)",
+          "[no-sanitizer]") {
     const fs::path dir = work_dir() / "c_library";
     fs::remove_all(dir);
     const Result exported = mdl("export " + oscillator + " --c-library " + dir.string() +
@@ -533,7 +536,8 @@ TEST_CASE("mdl export --c-library: a C program linked without LLVM reproduces md
           std::string::npos);
 }
 
-TEST_CASE("mdl export --c-library with a multiscale method: HMM on the Kapitza pendulum") {
+TEST_CASE("mdl export --c-library with a multiscale method: HMM on the Kapitza pendulum",
+          "[no-sanitizer]") {
     const fs::path dir = work_dir() / "c_library_hmm";
     fs::remove_all(dir);
     const std::string kapitza = model("kapitza.mdl");

@@ -229,7 +229,9 @@ TEST_CASE("atan2 derivatives in both arguments", "[derivative]") {
     // All four quadrants and the negative x axis (the branch cut does not affect derivatives).
     const std::pair<double, double> points[] = {
         {1.0, 2.0}, {-1.5, 0.5}, {-0.3, -2.0}, {2.0, -1.0}, {-2.0, 0.0}};
-    for (auto [x, y] : points) {
+    for (const auto& point : points) {
+        // not structured bindings: clang 14 cannot capture them in the lambdas below
+        const double x = point.first, y = point.second;
         INFO("x = " << x << ", y = " << y);
         const double q[] = {x, y};
         const double r2 = x * x + y * y;
