@@ -2,6 +2,7 @@
 // benchmarks, and the summary tables computed from one run's results.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -41,7 +42,13 @@ CompileTimes compile_once(const std::string& path);
 void register_compile_benchmarks(const std::vector<ModelSource>& models);
 // One of those warm compilations per iteration (counters frontend_ms, symbolic_ms, codegen_ms,
 // ...), on up to `threads` threads (0: the machine's).
-void compile_warm_benchmark(benchmark::State& state, const ModelSource& model, std::size_t threads);
+// The sizes of the array chain (models/hanging_chain.mdl, n masses) in compile_size/n<N>.
+inline constexpr std::array<int, 6> compile_sizes{10, 100, 300, 1000, 3000, 10000};
+
+// `warm_up`: compile the model once before timing (LLVM initialised, its code paths warm); the
+// largest models leave it out, where it would double a repetition of seconds.
+void compile_warm_benchmark(benchmark::State& state, const ModelSource& model, std::size_t threads,
+                            bool warm_up = true);
 
 // ---- the n-link pendulum against sympy and MuJoCo (mechanics_bench.cpp) -------------------
 
@@ -156,5 +163,11 @@ std::string multiscale_markdown(const Results& results, const std::string& csv_p
 // <prefix>-evaluations.csv (w2 and a column per method) and their log-log plots. Empty when
 // those benchmarks were not registered.
 std::string stiff_markdown(const Results& results, const std::string& csv_prefix);
+
+// The compile time of the array chain against n (compile_size/n<N>): <prefix>.csv (n, the
+// measured total in seconds, the least-squares power law fitted from n = 100 on) and its
+// log-log plot <prefix>.svg. False, with a message on `errors`, when a file cannot be written.
+bool write_compile_size_plot(const Results& results, const std::string& prefix,
+                             std::ostream& errors);
 
 } // namespace mdl::bench

@@ -8,6 +8,7 @@
 //   --mdl_multiscale_cap=SECONDS    direct runs estimated to take longer are not run (30)
 //   --mdl_stiff_markdown=FILE  write the stiff-springs tables (stiff_bench.cpp) to FILE
 //   --mdl_stiff_csv=PREFIX     and the plot data to PREFIX-time.csv, PREFIX-evaluations.csv
+//   --mdl_compile_size_plot=PREFIX  the compile time against model size: PREFIX.csv, PREFIX.svg
 //   --mdl_stiff_cap=SECONDS    direct stiff-springs runs estimated to take longer are not run (30)
 #include "bench.hpp"
 
@@ -232,7 +233,7 @@ bool filter_selects(const std::string& name) {
 int main(int argc, char** argv) {
     using namespace mdl::bench;
     std::string markdown_path, multiscale_markdown_path, multiscale_csv_prefix;
-    std::string stiff_markdown_path, stiff_csv_prefix;
+    std::string stiff_markdown_path, stiff_csv_prefix, compile_size_prefix;
     MultiscaleSettings multiscale;
     StiffSettings stiff;
     int cold_repetitions = 5;
@@ -261,6 +262,8 @@ int main(int argc, char** argv) {
             stiff_markdown_path = std::string(*stiff_tables);
         } else if (auto stiff_prefix = flag_value(arg, "--mdl_stiff_csv")) {
             stiff_csv_prefix = std::string(*stiff_prefix);
+        } else if (auto size_prefix = flag_value(arg, "--mdl_compile_size_plot")) {
+            compile_size_prefix = std::string(*size_prefix);
         } else if (auto stiff_cap = flag_value(arg, "--mdl_stiff_cap")) {
             stiff.cap_seconds = std::stod(std::string(*stiff_cap));
         } else if (auto count = flag_value(arg, "--mdl_cold_repetitions")) {
@@ -318,6 +321,10 @@ int main(int argc, char** argv) {
 
     const Results results = reporter.results();
     const std::string summary = summary_markdown(results, cold, models);
+    if (!compile_size_prefix.empty() &&
+        !write_compile_size_plot(results, compile_size_prefix, std::cerr)) {
+        return 1;
+    }
     const std::string multiscale_summary = multiscale_markdown(results, multiscale_csv_prefix);
     const std::string stiff_summary = stiff_markdown(results, stiff_csv_prefix);
     std::cout << "\n"
