@@ -26,14 +26,14 @@ TEST_CASE("inputs the fuzzers once failed on are handled") {
 }
 
 TEST_CASE("the seed corpus is valid models, one per construct of the grammar") {
-    // tests/fuzz/corpus/ seeds the fuzzers (scripts/fuzz) with arrays, loops, components,
+    // tests/fuzz/seeds/ seeds the fuzzers (scripts/fuzz) with arrays, loops, components,
     // reductions, if-expressions, when-clauses, kinetic energies, rigid bodies, points and
     // joints: a seed that no longer checks would start the mutations from an error instead of
     // from the construct.
     namespace fs = std::filesystem;
     std::size_t count = 0;
     for (const auto& entry :
-         fs::directory_iterator(fs::path(MDL_SOURCE_DIR) / "tests" / "fuzz" / "corpus")) {
+         fs::directory_iterator(fs::path(MDL_SOURCE_DIR) / "tests" / "fuzz" / "seeds")) {
         std::ifstream in(entry.path(), std::ios::binary);
         std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         INFO(entry.path().filename().string());
