@@ -95,15 +95,20 @@ void require_same_bits(const std::vector<std::vector<double>>& fmu, const CsvNum
 
 const std::string oscillator = model("harmonic_oscillator.mdl");
 
+// The test importer's rows from running the FMU, the run required to succeed.
+std::vector<std::vector<double>> stepped(const Fmu& fmu, const std::string& commands) {
+    const Result r = host(fmu, commands);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    return rows(r.output);
+}
+
 } // namespace
 
 TEST_CASE("the harmonic oscillator's FMU steps to mdl run's numbers bit for bit (verlet, "
           "H = 1e-3, communication step 1e-2)") {
     const Fmu fmu = export_fmu(oscillator, "oscillator", "--method verlet --step 1e-3");
-    const Result r = host(fmu, "run 2 0.01 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "run 2 0.01 1");
     REQUIRE(trajectory.size() == 101);
     require_same_bits(trajectory,
                       reference(oscillator, "oscillator",
@@ -119,10 +124,7 @@ TEST_CASE("the harmonic oscillator's FMU steps to mdl run's numbers bit for bit 
 TEST_CASE("the Kapitza pendulum's FMU steps to mdl run's numbers bit for bit (rk4, H = 1e-5)") {
     const std::string kapitza = model("kapitza.mdl");
     const Fmu fmu = export_fmu(kapitza, "kapitza", "--method rk4 --step 1e-5");
-    const Result r = host(fmu, "run 2 0.01 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "run 2 0.01 1");
     require_same_bits(
         trajectory, reference(kapitza, "kapitza", "--method rk4 --step 1e-5 --stop 1 --every 1000"),
         {"q", "der(q)"});
@@ -134,21 +136,15 @@ TEST_CASE("the Kapitza pendulum's FMU steps to mdl run's numbers bit for bit (rk
 TEST_CASE("the double pendulum's FMU steps to mdl run's numbers bit for bit (rattle, H = 1e-3)") {
     const std::string pendulum = model("double_pendulum.mdl");
     const Fmu fmu = export_fmu(pendulum, "double_pendulum", "--method rattle --step 1e-3");
-    const Result r = host(fmu, "run 8 0.01 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
     require_same_bits(
-        rows(r.output),
+        stepped(fmu, "run 8 0.01 1"),
         reference(pendulum, "double_pendulum", "--method rattle --step 1e-3 --stop 1 --every 10"),
         {"b1.x", "b1.y", "b2.x", "b2.y", "der(b1.x)", "der(b1.y)", "der(b2.x)", "der(b2.y)"});
 }
 
 TEST_CASE("an adaptive method (dopri5) steps between communication points to its tolerance") {
     const Fmu fmu = export_fmu(oscillator, "dopri5", "--method dopri5 --rtol 1e-10 --atol 1e-12");
-    const Result r = host(fmu, "run 2 0.01 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "run 2 0.01 1");
     REQUIRE(trajectory.size() == 101);
     for (const auto& row : trajectory) { // q = cos 2t, der(q) = -2 sin 2t
         REQUIRE(row[1] == Approx(std::cos(2 * row[0])).margin(1e-8));
@@ -160,10 +156,7 @@ TEST_CASE("Model Exchange: the importer's RK4 on the FMU's derivatives follows t
           "solution") {
     // the harmonic oscillator: states (q, der(q)), derivatives (der(q), -k/m q)
     const Fmu fmu = export_fmu(oscillator, "model_exchange", "--method verlet --step 1e-3");
-    const Result r = host(fmu, "me 2 1e-3 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto end = rows(r.output);
+    const auto end = stepped(fmu, "me 2 1e-3 1");
     REQUIRE(end.size() == 1);
     REQUIRE(end[0][1] == Approx(std::cos(2.0)).margin(1e-11)); // RK4: O(h^4) = 1e-12
     REQUIRE(end[0][2] == Approx(-2 * std::sin(2.0)).margin(1e-11));
@@ -176,10 +169,7 @@ TEST_CASE("fmi2GetDirectionalDerivative gives the Jacobian of the derivatives fr
     const Fmu fmu = export_fmu(model("damped_oscillator.mdl"), "jacobian", "");
     const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
     REQUIRE(xml.output.find("providesDirectionalDerivative=\"true\"") != std::string::npos);
-    const Result r = host(fmu, "jacobian 7 0 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto jacobian = rows(r.output);
+    const auto jacobian = stepped(fmu, "jacobian 7 0 1");
     REQUIRE(jacobian.size() == 1);
     REQUIRE(jacobian[0][0] == Approx(-4.0).epsilon(1e-15));
     REQUIRE(jacobian[0][1] == Approx(-0.4).epsilon(1e-15));
@@ -212,10 +202,7 @@ TEST_CASE("modelDescription.xml is well formed and names the variables, paramete
 TEST_CASE("two instances with different parameters in one process are independent") {
     const Fmu fmu = export_fmu(oscillator, "two", "--method verlet --step 1e-3");
     // value references: q 0, der(q) 1, m 2, k 3
-    const Result r = host(fmu, "two 2 0.01 1 3 8 2");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    auto trajectory = rows(r.output);
+    auto trajectory = stepped(fmu, "two 2 0.01 1 3 8 2");
     const CsvNumbers stiff =
         reference(oscillator, "two_k8", "--method verlet --step 1e-3 --stop 1 --every 10");
     const CsvNumbers soft =
@@ -229,10 +216,7 @@ TEST_CASE("two instances with different parameters in one process are independen
 
 TEST_CASE("two instances stepped on two threads at once give their sequential results") {
     const Fmu fmu = export_fmu(oscillator, "threads", "--method rk4 --step 1e-5");
-    const Result r = host(fmu, "threads 2 0.01 1 3 8 2");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto end = rows(r.output);
+    const auto end = stepped(fmu, "threads 2 0.01 1 3 8 2");
     const auto sequential = rows(host(fmu, "two 2 0.01 1 3 8 2").output);
     REQUIRE(end.size() == 1);
     REQUIRE(end[0] == sequential.back());
@@ -242,10 +226,7 @@ TEST_CASE("two instances stepped on two threads at once give their sequential re
 
 TEST_CASE("a tunable parameter set between steps acts from the next step") {
     const Fmu fmu = export_fmu(oscillator, "tune", "--method verlet --step 1e-3");
-    const Result r = host(fmu, "tune 2 0.01 1 3 2 0.5"); // k = 2 from t = 0.5: w = 1
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "tune 2 0.01 1 3 2 0.5"); // k = 2 from t = 0.5: w = 1
     const CsvNumbers run =
         reference(oscillator, "tune", "--method verlet --step 1e-3 --stop 1 --every 10");
     REQUIRE(trajectory.size() == 101);
@@ -291,10 +272,7 @@ TEST_CASE("mdl export models/kapitza.mdl: the FMU runs HMM (the annotation's met
     CHECK(xml.output.find("name=\"omega\" valueReference=\"5\" description=\"angular frequency "
                           "of the pivot vibration [rad/s]\" causality=\"parameter\" "
                           "variability=\"fixed\"") != std::string::npos);
-    const Result r = host(fmu, "run 2 0.025 1"); // communication step 2 H
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "run 2 0.025 1"); // communication step 2 H
     REQUIRE(trajectory.size() == 41);
     require_same_bits(trajectory, reference(kapitza, "kapitza_hmm", "--every 2"), {"q", "der(q)"});
     // the averaged motion of Calvo & Sanz-Serna (SIAM J. Sci. Comput. 2010, eqs. 2.5-2.6):
@@ -307,10 +285,7 @@ TEST_CASE("a parameter set before initialization of an HMM FMU gives mdl run -p'
     const std::string kapitza = model("kapitza.mdl");
     const Fmu fmu = export_fmu(kapitza, "kapitza_hmm_omega", "--method hmm --step 0.0125");
     // value references: q 0, der(q) 1, l 2, g 3, vmax 4, omega 5, theta0 6
-    const Result r = host(fmu, "run 2 0.05 1 5=2e4");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "run 2 0.05 1 5=2e4");
     REQUIRE(trajectory.size() == 21);
     const CsvNumbers run = reference(kapitza, "kapitza_hmm_omega", "-p omega=2e4 --every 4");
     require_same_bits(trajectory, run, {"q", "der(q)"});
@@ -355,10 +330,7 @@ TEST_CASE("a constrained multiscale FMU: the vibrated double pendulum with hmm-s
         INFO(method);
         const Fmu fmu =
             export_fmu(pendulum, "double_pendulum_" + method, "--method " + method + " --stop 0.5");
-        const Result r = host(fmu, "run 8 0.025 0.5");
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        const auto trajectory = rows(r.output);
+        const auto trajectory = stepped(fmu, "run 8 0.025 0.5");
         REQUIRE(trajectory.size() == 21);
         require_same_bits(trajectory,
                           reference(pendulum, "double_pendulum_" + method,
@@ -375,10 +347,7 @@ TEST_CASE("a constrained multiscale FMU: the vibrated double pendulum with hmm-s
 TEST_CASE("a stroboscopic-averaging FMU steps to mdl run's numbers (strobo, rk4 macro)") {
     const std::string kapitza = model("kapitza_eps.mdl");
     const Fmu fmu = export_fmu(kapitza, "kapitza_strobo", "--step 0.05");
-    const Result r = host(fmu, "run 2 0.1 1");
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const auto trajectory = rows(r.output);
+    const auto trajectory = stepped(fmu, "run 2 0.1 1");
     REQUIRE(trajectory.size() == 11);
     require_same_bits(trajectory, reference(kapitza, "kapitza_strobo", "--step 0.05 --every 2"),
                       {"q", "der(q)"});
@@ -571,10 +540,7 @@ TEST_CASE("events in a Co-Simulation FMU: the ball that comes to rest stays on t
           std::pair<std::string, std::string>{"rest_rk4", "--method rk4 --step 1e-3"}}) {
         INFO(name);
         const Fmu fmu = export_fmu(ball, name, arguments);
-        const Result r = host(fmu, "run 2 0.01 5");
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        const auto trajectory = rows(r.output);
+        const auto trajectory = stepped(fmu, "run 2 0.01 5");
         REQUIRE(trajectory.size() == 501);
         for (const auto& row : trajectory) {
             INFO("t = " << row[0]);
@@ -603,10 +569,7 @@ TEST_CASE("events in a Co-Simulation FMU: the bouncing ball (dopri5, rk4) bounce
         const Fmu fmu = export_fmu(ball, c.name, c.export_arguments);
         const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
         CHECK(xml.output.find("numberOfEventIndicators=\"1\"") != std::string::npos);
-        const Result r = host(fmu, "run 2 0.01 2");
-        INFO(r.output);
-        REQUIRE(r.status == 0);
-        const auto trajectory = rows(r.output);
+        const auto trajectory = stepped(fmu, "run 2 0.01 2");
         REQUIRE(trajectory.size() == 201);
         // mdl run's rows between events (the event rows have the event's name)
         const fs::path csv = work_dir() / (c.name + ".csv");
