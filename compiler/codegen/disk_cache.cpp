@@ -312,6 +312,9 @@ fs::path DiskCache::entry_path(const ObjectKey& key) const {
 
 std::optional<ObjectCache::Objects> DiskCache::find(const ObjectKey& key,
                                                     std::string& warning) const {
+    if (max_bytes_ == 0) {
+        return std::nullopt; // MDL_CACHE_MAX_MB=0: the disk cache is off, for reading too
+    }
     const ObjectKey disk_key = combined_key(key, identity_);
     const fs::path path = folder_ / hex(disk_key);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

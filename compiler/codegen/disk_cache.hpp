@@ -35,7 +35,8 @@ public:
 
     // The folder and size bound the environment asks for, or nullopt when there is no folder
     // to use (neither MDL_CACHE_DIR, XDG_CACHE_HOME nor HOME is set) or mdl's build is not
-    // identified. A malformed MDL_CACHE_MAX_MB keeps the default and sets `warning`.
+    // identified. A malformed MDL_CACHE_MAX_MB keeps the default and sets `warning`; 0 turns the
+    // cache off (find and store do nothing).
     static std::optional<DiskCache> from_environment(std::string& warning);
 
     DiskCache(std::filesystem::path folder, std::uint64_t max_bytes, std::string identity);

@@ -117,6 +117,20 @@ TEST_CASE("an entry stored on disk is found by its key and no other", "[disk_cac
     CHECK(files == 1);
 }
 
+TEST_CASE("a bound of 0 (MDL_CACHE_MAX_MB=0) turns the disk cache off: nothing stored or read",
+          "[disk_cache]") {
+    const fs::path folder = empty_folder("off");
+    const ObjectKey key{4, 5};
+    std::string warning;
+    cache_in(folder).store(key, objects('c'), warning); // an entry from an earlier process
+    REQUIRE(cache_in(folder).find(key, warning));
+    const DiskCache off = cache_in(folder, 0);
+    CHECK_FALSE(off.find(key, warning));
+    off.store(ObjectKey{6, 7}, objects('d'), warning);
+    CHECK_FALSE(fs::exists(off.entry_path(ObjectKey{6, 7})));
+    CHECK(warning.empty());
+}
+
 TEST_CASE("a damaged entry is detected, removed and reported", "[disk_cache]") {
     const DiskCache cache = cache_in(empty_folder("damaged"));
     const ObjectKey key{7, 8};
