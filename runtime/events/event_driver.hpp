@@ -56,6 +56,15 @@ inline void count_events(const EventTracker& tracker, IntegrationStats& stats) {
     stats.event_rests = tracker.counts().rests;
 }
 
+// The end of a run with events: the tracker's counts into the statistics, the last row.
+template <class Observer>
+IntegrationStats end_run(const EventTracker& tracker, Observer& observer, const State& state,
+                         IntegrationStats& stats) {
+    count_events(tracker, stats);
+    finish(observer, state);
+    return stats;
+}
+
 } // namespace detail
 
 // rk4 with events: the grid t0 + k h of integrate_fixed; an event inside a step ends the step
@@ -111,18 +120,13 @@ IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, do
             }
             state = outcome->after;
             if (detail::report(observer, *outcome, stats)) {
-                stats.terminated = true;
-                detail::count_events(tracker, stats);
-                detail::finish(observer, state);
-                return stats;
+                return detail::end_run(tracker, observer, state, stats);
             }
         }
         observer(static_cast<const State&>(state));
         ++stats.outputs;
     }
-    detail::count_events(tracker, stats);
-    detail::finish(observer, state);
-    return stats;
+    return detail::end_run(tracker, observer, state, stats);
 }
 
 // dopri5 with events: integrate_adaptive's loop; dense output rows up to an event come from
@@ -211,10 +215,7 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
             }
             state = outcome->after;
             if (detail::report(observer, *outcome, stats)) {
-                stats.terminated = true;
-                detail::count_events(tracker, stats);
-                detail::finish(observer, state);
-                return stats;
+                return detail::end_run(tracker, observer, state, stats);
             }
             // a new initial value problem from the event; the step that found it is a sound
             // first try (Hairer's starting-step estimate can be tiny on a contact at rest)
@@ -243,9 +244,7 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
             h = std::min(h, 1e-3 * (t_end - t0));
         }
     }
-    detail::count_events(tracker, stats);
-    detail::finish(observer, state);
-    return stats;
+    return detail::end_run(tracker, observer, state, stats);
 }
 
 template <class Observer>
