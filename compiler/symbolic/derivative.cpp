@@ -57,14 +57,16 @@ ExprId outer_derivative(ExprPool& pool, Func f, ExprId self, ExprId u) {
 
 } // namespace
 
-std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots, Variable wrt) {
-    const std::vector<ExprId> order = reachable_in_order(pool, roots);
-    const ExprId zero = pool.zero();
-    std::vector<ExprId> d(order.empty() ? 0 : order.back().index + 1, zero);
-    // The nodes whose derivative is needed: not those reached only through conditions (the
-    // operands of a comparison, a select's condition), whose derivatives would be built for
-    // nothing. Parents before children: one descending sweep.
-    std::vector<std::uint8_t> needed(d.size(), 0);
+namespace {
+
+// Flags, by node index, of the nodes of `order` (the nodes reachable from `roots`, children
+// before parents) whose derivative is needed: not those reached only through conditions (the
+// operands of a comparison, a select's condition), whose derivatives would be built for
+// nothing. Parents before children: one descending sweep.
+std::vector<std::uint8_t> nodes_needing_derivatives(const ExprPool& pool,
+                                                    std::span<const ExprId> roots,
+                                                    const std::vector<ExprId>& order) {
+    std::vector<std::uint8_t> needed(order.empty() ? 0 : order.back().index + 1, 0);
     for (ExprId r : roots) {
         needed[r.index] = 1;
     }
@@ -78,6 +80,16 @@ std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots,
             needed[c[i].index] = 1;
         }
     }
+    return needed;
+}
+
+} // namespace
+
+std::vector<ExprId> differentiate(ExprPool& pool, std::span<const ExprId> roots, Variable wrt) {
+    const std::vector<ExprId> order = reachable_in_order(pool, roots);
+    const ExprId zero = pool.zero();
+    std::vector<ExprId> d(order.empty() ? 0 : order.back().index + 1, zero);
+    const std::vector<std::uint8_t> needed = nodes_needing_derivatives(pool, roots, order);
     std::vector<ExprId> kids;
     std::vector<ExprId> terms;
     std::vector<ExprId> factors;
@@ -207,21 +219,7 @@ void jacobian_entries(ExprPool& pool, std::span<const ExprId> roots, VarKind kin
     }
     const std::size_t top = order.back().index + 1;
 
-    // needed: as in differentiate (not the operands of a comparison, not a select's condition).
-    std::vector<std::uint8_t> needed(top, 0);
-    for (ExprId r : kept) {
-        needed[r.index] = 1;
-    }
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        const Op op = pool.op(*it);
-        if (needed[it->index] == 0 || op == Op::compare) {
-            continue;
-        }
-        const auto c = pool.children(*it);
-        for (std::size_t i = op == Op::select ? 1 : 0; i < c.size(); ++i) {
-            needed[c[i].index] = 1;
-        }
-    }
+    const std::vector<std::uint8_t> needed = nodes_needing_derivatives(pool, kept, order);
     // The derivative edges child -> parent (with the child's position in the parent), as
     // compressed rows by child, and the leaf of each variable of `kind`.
     struct Edge {
