@@ -63,8 +63,10 @@ struct IdaOptions {
 };
 
 // From this many positions on, `automatic` factorizes IDA's Newton matrix with KLU. Measured
-// with `mdl_bench --benchmark_filter='^ida_step/'` on the pendulum chain (docs/performance.md).
-inline constexpr Eigen::Index ida_sparse_threshold = 16;
+// with `mdl_bench --benchmark_filter='^ida_step/'` on the pendulum chain (docs/performance.md):
+// an IDA step with KLU costs 0.7x the dense LU's at 8 positions (24 unknowns, the smallest
+// chain measured), 0.29x at 16 and 0.1x at 32.
+inline constexpr Eigen::Index ida_sparse_threshold = 8;
 
 enum class IdaLinearAlgebra : std::uint8_t {
     dense_difference_quotients, // IDA's own Jacobian, dense LU (the only choice before issue 19)

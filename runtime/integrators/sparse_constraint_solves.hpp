@@ -23,10 +23,11 @@ namespace mdl::runtime {
 
 using RowSparseMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
 
-// From this many constraints on, `automatic` takes the sparse path in SHAKE and RATTLE.
-// Measured with `mdl_bench --benchmark_filter='^constraint_step/'` on the pendulum chain
-// (docs/performance.md).
-inline constexpr Eigen::Index constraint_sparse_threshold = 32;
+// From this many constraints on, `automatic` takes the sparse path in SHAKE and RATTLE (and
+// IDA's consistent start). Measured with `mdl_bench --benchmark_filter='^constraint_step/'`
+// on the pendulum chain (docs/performance.md): a sparse RATTLE step costs 1.5x the dense one
+// at 8 constraints, 0.68x at 16 and 0.22x at 32.
+inline constexpr Eigen::Index constraint_sparse_threshold = 16;
 
 // The model has the sparse constraint Jacobian kernel (every model compiled since issue 19).
 bool has_sparse_constraint_jacobian(const Model& model);
