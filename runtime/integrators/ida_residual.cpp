@@ -109,6 +109,17 @@ IdaResidual::IdaResidual(const Model& model)
         model.mass_matrix(Vector::Zero(n_), M_);
     }
     const mdl_kernels& kernels = model.kernels();
+    // Without the kernels' Newton matrix (IDA's difference quotients of the residual), the
+    // constraint terms are dense products as before issue 19: the quotients, and with them
+    // IDA's steps, follow the round-off of the residual (Andrews' squeezer at rtol 1e-10
+    // moves by 3e-9 relative when the products sum in another order).
+    dense_constraints_ =
+        m_ > 0 && (!has_newton_matrix(model) ||
+                   !has_values(model.kernels().constraint_jacobian_values,
+                               model.kernels().constraint_jacobian_pattern, m_, n_));
+    if (dense_constraints_) {
+        dense_.resize(m_, n_);
+    }
     if (m_ > 0) {
         G_ = kernel_csr(kernels.constraint_jacobian_values, kernels.constraint_jacobian_pattern, m_,
                         n_);
@@ -187,13 +198,20 @@ Eigen::Index IdaResidual::evaluate(double t, const double* y, const double* yp, 
     }
     r_v -= f_;
     if (m > 0) {
-        constraint_jacobian(q_, G_.value);
-        multiply_transposed(G_, G_.value, mu_, work_);
-        r_q -= work_;
-        multiply_transposed(G_, G_.value, lambda_, work_);
-        r_v -= work_;
-        multiply(G_, G_.value, v_, g_); // G v, then g below
-        r_velocity = g_;
+        if (dense_constraints_) {
+            model.constraint_jacobian(q_, dense_);
+            r_q.noalias() -= dense_.transpose() * mu_;
+            r_v.noalias() -= dense_.transpose() * lambda_;
+            r_velocity.noalias() = dense_ * v_;
+        } else {
+            constraint_jacobian(q_, G_.value);
+            multiply_transposed(G_, G_.value, mu_, work_);
+            r_q -= work_;
+            multiply_transposed(G_, G_.value, lambda_, work_);
+            r_v -= work_;
+            multiply(G_, G_.value, v_, g_); // G v, then g below
+            r_velocity = g_;
+        }
         model.constraint(q_, g_);
         r_position = g_;
     }

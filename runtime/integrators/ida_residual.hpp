@@ -72,8 +72,9 @@ private:
     const Model* model_;
     Eigen::Index n_ = 0, k_ = 0, m_ = 0;
     bool diagonal_mass_ = true;
+    bool dense_constraints_ = false; // G v, G^T lambda, G^T mu as dense products
     Vector q_, v_, x_, lambda_, mu_, qdot_, vdot_, xdot_, theta_, f_, rates_, g_, work_;
-    Matrix M_, dense_;
+    Matrix M_, dense_; // M (not constant diagonal), G (dense_constraints_)
     KernelCsr G_, f_q_, f_v_;
     // The constraint second derivatives: pattern P (n x n, symmetric: the union of
     // supp(g_i) x supp(g_i)) in compressed columns, the colour of each column (-1: in no
