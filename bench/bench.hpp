@@ -123,6 +123,12 @@ void register_micro_step_benchmarks();
 // implicit_step/chain:<positions>/<stepper>: generalized-alpha with dense and sparse Newton
 // matrices against velocity Verlet on the hanging chain (implicit_step_bench.cpp, issue 19).
 void register_implicit_step_benchmarks();
+
+// ida_step/chain:<links>/{dq,dense,sparse} and constraint_step/chain:<links>/rattle-{dense,
+// sparse}: IDA's Newton matrices and RATTLE's constraint solves, dense against sparse, on the
+// pendulum chain (constraint_solve_bench.cpp, issue 19).
+void register_constraint_solve_benchmarks();
+std::vector<int> constraint_solve_chain_links();
 std::vector<MicroStepCaseName> micro_step_cases();
 
 // ---- summary (summary.cpp) ---------------------------------------------------------------

@@ -303,6 +303,7 @@ int main(int argc, char** argv) {
         register_mechanics_benchmarks();
     }
     register_implicit_step_benchmarks();
+    register_constraint_solve_benchmarks();
     if (!register_kernel_benchmarks(std::cerr)) {
         return 1;
     }

@@ -395,6 +395,43 @@ std::string implicit_step_table(const Results& results) {
     return any ? out : "";
 }
 
+// ida_step/... and constraint_step/... (constraint_solve_bench.cpp): IDA with difference
+// quotients, the kernels' dense and sparse Newton matrices; RATTLE dense and sparse.
+std::string constraint_solve_table(const Results& results) {
+    std::string out = "| links (constraints) | unknowns of IDA | IDA dq [µs/step] | IDA dense | "
+                      "IDA sparse | dq / sparse | dense / sparse | RATTLE dense [µs/step] | "
+                      "RATTLE sparse | dense / sparse |\n"
+                      "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+    bool any = false;
+    const auto time = [&](const std::string& name) {
+        const Measurement* m = find_result(results, name);
+        return m != nullptr ? counter(*m, "time_per_step") * 1e6 : 0.0;
+    };
+    const auto cell = [](double us) {
+        return us > 0 ? fmt::format("{:.1f}", us) : "-";
+    };
+    const auto ratio = [](double a, double b) {
+        return a > 0 && b > 0 ? fmt::format("{:.2f}", a / b) : "-";
+    };
+    for (const int links : constraint_solve_chain_links()) {
+        const std::string chain = "/chain:" + std::to_string(links) + "/";
+        const double dq = time("ida_step" + chain + "dq");
+        const double dense = time("ida_step" + chain + "dense");
+        const double sparse = time("ida_step" + chain + "sparse");
+        const double rattle_dense = time("constraint_step" + chain + "rattle-dense");
+        const double rattle_sparse = time("constraint_step" + chain + "rattle-sparse");
+        if (sparse == 0 && rattle_sparse == 0) {
+            continue;
+        }
+        any = true;
+        out += fmt::format("| {} | {} | {} | {} | {} | {} | **{}** | {} | {} | **{}** |\n", links,
+                           6 * links, cell(dq), cell(dense), cell(sparse), ratio(dq, sparse),
+                           ratio(dense, sparse), cell(rattle_dense), cell(rattle_sparse),
+                           ratio(rattle_dense, rattle_sparse));
+    }
+    return any ? out : "";
+}
+
 std::string sci(double value) {
     return fmt::format("{:.1e}", value);
 }
@@ -430,6 +467,19 @@ std::string summary_markdown(const Results& results, const ColdCompiles& cold,
                "performance issue's target: generalized-alpha within 10x of Verlet at 2000 "
                "positions.\n\n" +
                implicit + "\n";
+    }
+    const std::string constrained = constraint_solve_table(results);
+    if (!constrained.empty()) {
+        out += "### Constrained methods on a long chain: sparse against dense linear algebra\n\n"
+               "`models/pendulum_chain.mdl` with n links (n constraints, 2n positions). IDA: "
+               "one internal step (the run from the start to t = 0.02 at rtol 1e-6 divided by "
+               "its steps) with IDA's dense difference quotients (dq) and with the kernels' "
+               "Newton matrix (`runtime/integrators/ida_residual.hpp`) factorized by a dense LU "
+               "or by KLU (`ida_step/...`). RATTLE: one step (h = 1e-3) with dense and with "
+               "sparse constraint solves (`runtime/integrators/sparse_constraint_solves.hpp`, "
+               "`constraint_step/...`). - where not run (a dense 6000 x 6000 LU per Newton "
+               "matrix).\n\n" +
+               constrained + "\n";
     }
     const std::string kernels = kernel_table(results);
     if (!kernels.empty()) {

@@ -12,12 +12,16 @@
 // A velocity-dependent f makes the first kick implicit: fixed-point iteration on
 // v_{n+1/2}, with the constraint solved inside (Störmer–Verlet for general partitioned
 // systems, Hairer, Lubich & Wanner, Geometric Numerical Integration, Sect. II.2).
+// From constraint_sparse_threshold constraints on (or when asked), G, the Gram matrix and
+// Newton's matrix are sparse (sparse_constraint_solves.hpp).
 #pragma once
 
 #include "runtime/integrators/lagrange_multipliers.hpp"
+#include "runtime/integrators/sparse_constraint_solves.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model_force.hpp"
 
+#include <memory>
 #include <string_view>
 #include <utility>
 
@@ -26,14 +30,26 @@ namespace mdl::runtime::detail {
 template <AccelerationField Force>
 class ConstrainedPositionStage {
 public:
-    explicit ConstrainedPositionStage(const Model& model)
-        : model_(&model), a0_(Vector::Zero(model.positions())), a1_(a0_), q1_(a0_), v_half_(a0_),
-          x_free_(a0_), next_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_),
-          G0_(Matrix::Zero(model.constraints(), model.positions())), G1_(G0_),
-          D_(Matrix::Zero(model.positions(), model.constraints())), gram0_(model), gram1_(model),
-          newton_(model) {}
+    ConstrainedPositionStage(const Model& model, LinearAlgebra algebra)
+        : model_(&model), sparse_(use_sparse_constraints(model, algebra)),
+          a0_(Vector::Zero(model.positions())), a1_(a0_), q1_(a0_), v_half_(a0_), x_free_(a0_),
+          next_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_),
+          G0_(Matrix::Zero(sparse_ ? 0 : model.constraints(), sparse_ ? 0 : model.positions())),
+          G1_(G0_),
+          D_(Matrix::Zero(sparse_ ? 0 : model.positions(), sparse_ ? 0 : model.constraints())),
+          gram0_(model), gram1_(model), newton_(model) {
+        if (sparse_) {
+            sparse_G0_ = std::make_unique<SparseConstraintJacobian>(model);
+            sparse_G1_ = std::make_unique<SparseConstraintJacobian>(model);
+            sparse_gram0_ = std::make_unique<SparseConstraintGram>(model);
+            sparse_gram1_ = std::make_unique<SparseConstraintGram>(model);
+            sparse_newton_ = std::make_unique<SparsePositionConstraintNewton>(model);
+        }
+    }
 
     bool continues(const State& s) const { return memory_.continues(s); }
+    // The constraint solves are sparse (sparse_constraint_solves.hpp).
+    bool sparse() const { return sparse_; }
 
     void advance(Force& force, const State& s, double h, const SolverOptions& options,
                  std::string_view method) {
@@ -41,12 +57,22 @@ public:
         const double c = 0.5 * h * h;
         if (!memory_.continues(s)) {
             force.acceleration(s.t, s.q, s.v, s.x, a0_);
-            model_->constraint_jacobian(s.q, G0_);
-            gram0_.factorize(G0_, s.t, method);
+            if (sparse_) {
+                sparse_G0_->evaluate(s.q);
+                sparse_gram0_->factorize(sparse_G0_->matrix(), s.t, method);
+            } else {
+                model_->constraint_jacobian(s.q, G0_);
+                gram0_.factorize(G0_, s.t, method);
+            }
         }
         model_->curvature(s.q, s.v, kappa_);
-        acceleration_multipliers(gram0_, G0_, a0_, kappa_, lambda_);
-        scaled_constraint_directions(*model_, G0_, c, D_);
+        if (sparse_) {
+            acceleration_multipliers(*sparse_gram0_, sparse_G0_->matrix(), a0_, kappa_, lambda_);
+            scaled_constraint_directions(*model_, sparse_G0_->matrix(), c, sparse_D_);
+        } else {
+            acceleration_multipliers(gram0_, G0_, a0_, kappa_, lambda_);
+            scaled_constraint_directions(*model_, G0_, c, D_);
+        }
         if (!force.velocity_dependent()) {
             position_step(s, h, options, method);
             v_half_.swap(next_);
@@ -69,8 +95,13 @@ public:
             }
         }
         force.acceleration(t1, q1_, v_half_, s.x, a1_);
-        model_->constraint_jacobian(q1_, G1_);
-        gram1_.factorize(G1_, t1, method);
+        if (sparse_) {
+            sparse_G1_->evaluate(q1_);
+            sparse_gram1_->factorize(sparse_G1_->matrix(), t1, method);
+        } else {
+            model_->constraint_jacobian(q1_, G1_);
+            gram1_.factorize(G1_, t1, method);
+        }
     }
 
     // After the velocity stage: the new state becomes the start of the next step.
@@ -78,14 +109,37 @@ public:
         std::swap(a0_, a1_);
         std::swap(G0_, G1_);
         std::swap(gram0_, gram1_);
+        std::swap(sparse_G0_, sparse_G1_);
+        std::swap(sparse_gram0_, sparse_gram1_);
         memory_.remember(s);
     }
 
     const Vector& q1() const { return q1_; }
     const Vector& v_half() const { return v_half_; }
     const Vector& a1() const { return a1_; } // M^-1 f(t_{n+1}, q_{n+1}, v_{n+1/2})
-    const Matrix& G1() const { return G1_; } // G(q_{n+1})
-    const ConstraintGram& gram1() const { return gram1_; }
+    // out = G(q_{n+1}) y and out = G(q_{n+1})^T y
+    void multiply_G1(const Vector& y, Vector& out) const {
+        if (sparse_) {
+            out.noalias() = sparse_G1_->matrix() * y;
+        } else {
+            out.noalias() = G1_ * y;
+        }
+    }
+    void multiply_G1_transposed(const Vector& y, Vector& out) const {
+        if (sparse_) {
+            out.noalias() = sparse_G1_->matrix().transpose() * y;
+        } else {
+            out.noalias() = G1_.transpose() * y;
+        }
+    }
+    // b <- (G M^-1 G^T)^-1 b at q_{n+1}
+    void solve_gram1(Vector& b) const {
+        if (sparse_) {
+            sparse_gram1_->solve_in_place(b);
+        } else {
+            gram1_.solve_in_place(b);
+        }
+    }
     const Vector& lambda() const { return lambda_; } // the position multipliers of the step
 
 private:
@@ -95,17 +149,28 @@ private:
                        std::string_view method) {
         const double c = 0.5 * h * h;
         x_free_ = s.q + h * s.v + c * a0_;
-        newton_.solve(x_free_, D_, options, s.t + h, h, method, lambda_, q1_);
         next_ = s.v + (0.5 * h) * a0_;
-        next_.noalias() += (1.0 / h) * (D_ * lambda_); // D lambda / h = h/2 M^-1 G_n^T lambda
+        if (sparse_) {
+            sparse_newton_->solve(x_free_, sparse_D_, options, s.t + h, h, method, lambda_, q1_);
+            next_.noalias() += (1.0 / h) * (sparse_D_ * lambda_);
+        } else {
+            newton_.solve(x_free_, D_, options, s.t + h, h, method, lambda_, q1_);
+            next_.noalias() += (1.0 / h) * (D_ * lambda_); // D lambda / h = h/2 M^-1 G_n^T lambda
+        }
     }
 
     const Model* model_;
+    bool sparse_;
     Vector a0_, a1_, q1_, v_half_, x_free_, next_;
     Vector lambda_, kappa_;
     Matrix G0_, G1_, D_;
     ConstraintGram gram0_, gram1_;
     PositionConstraintNewton newton_;
+    // the sparse path
+    std::unique_ptr<SparseConstraintJacobian> sparse_G0_, sparse_G1_;
+    std::unique_ptr<SparseConstraintGram> sparse_gram0_, sparse_gram1_;
+    std::unique_ptr<SparsePositionConstraintNewton> sparse_newton_;
+    SparseMatrix sparse_D_;
     StepMemory memory_;
 };
 

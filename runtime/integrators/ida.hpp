@@ -17,9 +17,12 @@
 // Both g = 0 and G v = 0 are equations of the system, so neither drifts: they hold to the
 // Newton tolerance at every step. lambda and mu are algebraic (IDASetId) and, as index-2
 // variables, left out of the error test (IDASetSuppressAlg; Hairer & Wanner VII.3 on error
-// estimation for index-2 components). Newton's matrix dF/dy + c dF/dy' is IDA's dense
-// difference quotient: the compiled kernels give df/dq, df/dv but not d(M(q) a)/dq or
-// d(G^T lambda)/dq. Consistent initial values: v' and lambda from the saddle-point system of
+// estimation for index-2 components). Newton's matrix dF/dy + c dF/dy' comes from the
+// compiled kernels df/dq, df/dv and G (ida_residual.hpp; the constraints' second derivatives
+// by coloured central differences of G), factorized by a dense LU or, from
+// ida_sparse_threshold positions on, by SuiteSparse's KLU; models with first-order states
+// or a mass matrix M(q) (no kernels for d(M(q) a)/dq, drates/dy) keep IDA's dense difference
+// quotients. Consistent initial values: v' and lambda from the saddle-point system of
 // ConstrainedModelForce at the start (positions and velocities must satisfy the constraints),
 // mu = 0.
 //
@@ -32,9 +35,11 @@
 
 #include "runtime/integrate.hpp"
 #include "runtime/model.hpp"
+#include "runtime/sparse_jacobians.hpp"
 #include "runtime/state.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <limits>
 
@@ -49,7 +54,27 @@ struct IdaOptions {
     double initial_step = 0.0;                                 // 0: IDA's estimate
     double max_step = std::numeric_limits<double>::infinity(); // no limit
     std::size_t max_steps = 0; // internal steps in all (0: no limit)
+    // Newton's matrix from the model's kernels where the model allows it (else, or when
+    // false, IDA's dense difference quotients, one residual per unknown).
+    bool model_jacobian = true;
+    // With the model's Newton matrix: dense LU, KLU, or KLU from ida_sparse_threshold
+    // positions on (automatic). Without KLU in the build, always dense.
+    LinearAlgebra linear_algebra = LinearAlgebra::automatic;
 };
+
+// From this many positions on, `automatic` factorizes IDA's Newton matrix with KLU. Measured
+// with `mdl_bench --benchmark_filter='^ida_step/'` on the pendulum chain (docs/performance.md):
+// an IDA step with KLU costs 0.7x the dense LU's at 8 positions (24 unknowns, the smallest
+// chain measured), 0.29x at 16 and 0.1x at 32.
+inline constexpr Eigen::Index ida_sparse_threshold = 8;
+
+enum class IdaLinearAlgebra : std::uint8_t {
+    dense_difference_quotients, // IDA's own Jacobian, dense LU (the only choice before issue 19)
+    dense,                      // the kernels' Newton matrix, dense LU
+    sparse,                     // the kernels' Newton matrix, KLU
+};
+// What integrate_ida uses for `model` with `options`.
+IdaLinearAlgebra ida_linear_algebra(const Model& model, const IdaOptions& options);
 
 // Integrates from state.t to t_end (t_end > state.t); the observer sees the initial state
 // (with its consistent multipliers), then the outputs described above. Throws

@@ -21,11 +21,15 @@ namespace mdl::runtime {
 template <AccelerationField Force = ModelForce>
 class Rattle {
 public:
-    explicit Rattle(const Model& model,
-                    SolverOptions options = {}) requires std::same_as<Force, ModelForce>
-        : Rattle(model, ModelForce(model), options) {}
-    Rattle(const Model& model, Force force, SolverOptions options = {})
-        : model_(&model), force_(std::move(force)), options_(options), stage_(model),
+    explicit Rattle(
+        const Model& model, SolverOptions options = {},
+        LinearAlgebra algebra = LinearAlgebra::automatic) requires std::same_as<Force, ModelForce>
+        : Rattle(model, ModelForce(model), options, algebra) {}
+    // algebra: the constraint solves dense, sparse, or sparse from
+    // constraint_sparse_threshold constraints on (sparse_constraint_solves.hpp).
+    Rattle(const Model& model, Force force, SolverOptions options = {},
+           LinearAlgebra algebra = LinearAlgebra::automatic)
+        : model_(&model), force_(std::move(force)), options_(options), stage_(model, algebra),
           mu_(Vector::Zero(model.constraints())), tmp_(Vector::Zero(model.positions())) {
         require_constant_diagonal_mass(model, name());
         require_no_first_order_states(model, name());
@@ -33,13 +37,15 @@ public:
     }
 
     // The stepper keeps a pointer to the model, which must outlive it.
-    Rattle(const Model&&, SolverOptions = {}) = delete;
-    Rattle(const Model&&, Force, SolverOptions = {}) = delete;
+    Rattle(const Model&&, SolverOptions = {}, LinearAlgebra = LinearAlgebra::automatic) = delete;
+    Rattle(const Model&&, Force, SolverOptions = {},
+           LinearAlgebra = LinearAlgebra::automatic) = delete;
 
     std::string_view name() const { return "rattle"; }
     const Model& model() const { return *model_; }
     Force& force() { return force_; }
     const SolverOptions& options() const { return options_; }
+    bool sparse() const { return stage_.sparse(); }
     const Vector& acceleration() const { return stage_.a1(); }
     const Vector& position_multipliers() const { return stage_.lambda(); } // lambda_n
     const Vector& velocity_multipliers() const { return mu_; }             // mu_n
@@ -47,10 +53,11 @@ public:
     void step(State& s, double h) {
         stage_.advance(force_, s, h, options_, name());
         tmp_ = stage_.v_half() + (0.5 * h) * stage_.a1();
-        mu_.noalias() = (-2.0 / h) * (stage_.G1() * tmp_);
-        stage_.gram1().solve_in_place(mu_);
+        stage_.multiply_G1(tmp_, mu_);
+        mu_ *= -2.0 / h;
+        stage_.solve_gram1(mu_);
         s.v = tmp_;
-        tmp_.noalias() = stage_.G1().transpose() * mu_;
+        stage_.multiply_G1_transposed(mu_, tmp_);
         s.v += (0.5 * h) * model_->inverse_mass().cwiseProduct(tmp_);
         s.q = stage_.q1();
         s.t += h;

@@ -27,11 +27,15 @@ namespace mdl::runtime {
 template <AccelerationField Force = ModelForce>
 class Shake {
 public:
-    explicit Shake(const Model& model,
-                   SolverOptions options = {}) requires std::same_as<Force, ModelForce>
-        : Shake(model, ModelForce(model), options) {}
-    Shake(const Model& model, Force force, SolverOptions options = {})
-        : model_(&model), force_(std::move(force)), options_(options), stage_(model),
+    explicit Shake(
+        const Model& model, SolverOptions options = {},
+        LinearAlgebra algebra = LinearAlgebra::automatic) requires std::same_as<Force, ModelForce>
+        : Shake(model, ModelForce(model), options, algebra) {}
+    // algebra: the constraint solves dense, sparse, or sparse from
+    // constraint_sparse_threshold constraints on (sparse_constraint_solves.hpp).
+    Shake(const Model& model, Force force, SolverOptions options = {},
+          LinearAlgebra algebra = LinearAlgebra::automatic)
+        : model_(&model), force_(std::move(force)), options_(options), stage_(model, algebra),
           multipliers_(Vector::Zero(model.constraints())), last_kick_(multipliers_),
           tmp_(Vector::Zero(model.positions())) {
         require_constant_diagonal_mass(model, name());
@@ -40,13 +44,15 @@ public:
     }
 
     // The stepper keeps a pointer to the model, which must outlive it.
-    Shake(const Model&&, SolverOptions = {}) = delete;
-    Shake(const Model&&, Force, SolverOptions = {}) = delete;
+    Shake(const Model&&, SolverOptions = {}, LinearAlgebra = LinearAlgebra::automatic) = delete;
+    Shake(const Model&&, Force, SolverOptions = {},
+          LinearAlgebra = LinearAlgebra::automatic) = delete;
 
     std::string_view name() const { return "shake"; }
     const Model& model() const { return *model_; }
     Force& force() { return force_; }
     const SolverOptions& options() const { return options_; }
+    bool sparse() const { return stage_.sparse(); }
     // After a step to t_{n+1}: a(t_n, q_n) without constraint forces, the acceleration that
     // pairs with multipliers() = Lambda_n (the step computes a(t_{n+1}, ...) and Lambda_n,
     // then swaps its stages so that the two returned here belong to the same point).
@@ -65,7 +71,7 @@ public:
             multipliers_ = stage_.lambda();
         }
         last_kick_ = multipliers_;
-        tmp_.noalias() = stage_.G1().transpose() * multipliers_;
+        stage_.multiply_G1_transposed(multipliers_, tmp_);
         s.v =
             stage_.v_half() + (0.5 * h) * (stage_.a1() + model_->inverse_mass().cwiseProduct(tmp_));
         s.q = stage_.q1();
