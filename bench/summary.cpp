@@ -370,16 +370,23 @@ const Measurement* find_result(const Results& results, const std::string& name) 
 }
 
 // implicit_step/chain:<positions>/<stepper> (implicit_step_bench.cpp): the cost of one
-// generalized-alpha step with dense and sparse Newton matrices against one Verlet step.
+// generalized-alpha step with dense and sparse Newton matrices (modified Newton, and the
+// sparse one also with Newton's method) against one Verlet step.
 std::string implicit_step_table(const Results& results) {
     std::string out = "| positions | Verlet [µs/step] | generalized-alpha, sparse | "
-                      "generalized-alpha, dense | sparse / Verlet | dense / sparse |\n"
-                      "|--:|--:|--:|--:|--:|--:|\n";
+                      "sparse, Newton's method | generalized-alpha, dense | sparse / Verlet | "
+                      "dense / sparse |\n"
+                      "|--:|--:|--:|--:|--:|--:|--:|\n";
     bool any = false;
+    const auto optional = [](const Measurement* m) {
+        return m != nullptr ? fmt::format("{:.1f}", counter(*m, "time_per_step") * 1e6)
+                            : std::string("-");
+    };
     for (int positions : {16, 32, 48, 64, 100, 200, 2000}) {
         const std::string stem = "implicit_step/chain:" + std::to_string(positions) + "/";
         const Measurement* verlet = find_result(results, stem + "verlet");
         const Measurement* sparse = find_result(results, stem + "galpha-sparse");
+        const Measurement* newton = find_result(results, stem + "galpha-sparse-newton");
         const Measurement* dense = find_result(results, stem + "galpha-dense");
         if (verlet == nullptr || sparse == nullptr) {
             continue;
@@ -388,8 +395,8 @@ std::string implicit_step_table(const Results& results) {
         const double v = counter(*verlet, "time_per_step") * 1e6;
         const double sp = counter(*sparse, "time_per_step") * 1e6;
         const double de = dense != nullptr ? counter(*dense, "time_per_step") * 1e6 : 0.0;
-        out += fmt::format("| {} | {:.2f} | {:.1f} | {} | **{:.1f}** | {} |\n", positions, v, sp,
-                           dense != nullptr ? fmt::format("{:.1f}", de) : "-", sp / v,
+        out += fmt::format("| {} | {:.2f} | {:.1f} | {} | {} | **{:.1f}** | {} |\n", positions, v,
+                           sp, optional(newton), optional(dense), sp / v,
                            dense != nullptr ? fmt::format("{:.2f}", de / sp) : "-");
     }
     return any ? out : "";
@@ -462,7 +469,8 @@ std::string summary_markdown(const Results& results, const ColdCompiles& cold,
         out += "### Implicit steps on a large model: sparse against dense linear algebra\n\n"
                "`models/hanging_chain.mdl` with n masses (2n positions), one step of "
                "generalized-alpha (rho_inf = 0.8, h = 1e-4) with the sparse and the dense "
-               "Newton matrix (`runtime/sparse_jacobians.hpp`), and one velocity Verlet "
+               "Newton matrix (`runtime/sparse_jacobians.hpp`), modified Newton (the "
+               "default) and, sparse, Newton's method, and one velocity Verlet "
                "step, from a displaced start (`implicit_step/...`, time per step). The "
                "performance issue's target: generalized-alpha within 10x of Verlet at 2000 "
                "positions.\n\n" +

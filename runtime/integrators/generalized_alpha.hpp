@@ -15,6 +15,13 @@
 // 21.1, newmark.hpp). The unknown a_{n+1} (n values, "the dimension of the nonlinear system is
 // the number of state variables") is found by Newton's method with the Jacobian
 //   (1 - alpha_m) I - (1 - alpha_f) (beta h^2 M^-1 df/dq + gamma h M^-1 df/dv).
+// On unconstrained models by default a modified (simplified) Newton iteration: the matrix
+// is factorized at one iterate and kept over the following iterations and steps of the same
+// h while each correction is at most slow_rate times the one before (the contraction rate of
+// Hairer & Wanner, Solving Ordinary Differential Equations II, Sect. IV.8), refreshed at the
+// current iterate when it is not; a step where it still fails restarts with Newton's
+// method. The residual test is the same, so the converged accelerations meet the same
+// tolerance (ImplicitOptions::jacobian_reuse = false: Newton's method at every iterate).
 //
 // Constraints (Sect. 21.3: the mass matrix extended by zeros for the multipliers):
 //   M a_{n+1-alpha_m} = F(x_{n+1-alpha_f}, ...) + G(x_{n+1-alpha_f})^T lambda_{n+1},
@@ -36,8 +43,9 @@
 // model with a constant diagonal mass matrix assembles Newton's matrix from the structural
 // nonzeros of df/dq and df/dv (the compiler's values kernels) into a sparse matrix of fixed
 // pattern, factorized by KLU (SparseLuSolver; the pattern analysed once per stepper). The
-// same iteration, the same matrix entries (each the same sum in the same order), so the
-// trajectories equal the dense path's to round-off (tests/api/sparse_linear_algebra_test.cpp).
+// same iteration and policy, the same matrix entries (each the same sum in the same order),
+// so the trajectories equal the dense path's to round-off
+// (tests/api/sparse_linear_algebra_test.cpp).
 #pragma once
 
 #include "runtime/integrators/lagrange_multipliers.hpp"
@@ -71,6 +79,11 @@ struct ImplicitOptions {
     bool project_velocities = true;
     // Dense or sparse Newton matrices (sparse_jacobians.hpp); automatic picks by size.
     LinearAlgebra linear_algebra = LinearAlgebra::automatic;
+    // Modified Newton on unconstrained models: Newton's matrix is factorized at one iterate
+    // and kept over the following iterations and steps (of the same h) while the corrections
+    // shrink fast, refreshed when they do not. false: Newton's method, a new Jacobian and
+    // factorization at every iterate. The converged accelerations meet the same tolerance.
+    bool jacobian_reuse = true;
 };
 
 template <DifferentiableAccelerationField Force = ModelForce>
@@ -85,9 +98,10 @@ public:
         : model_(&model), force_(std::move(force)), p_(parameters), options_(options), name_(name),
           n_(model.positions()), m_(model.constraints()),
           sparse_(sparse_available() && use_sparse_linear_algebra(model, options.linear_algebra)),
-          a_(Vector::Zero(n_)), a1_(a_), x1_(a_), v1_(a_), xa_(a_), va_(a_), force_a_(a_),
-          r_(Vector::Zero(n_ + m_)), dz_(r_), tmp_(a_), noise_(a_), lambda_(Vector::Zero(m_)),
-          g1_(lambda_), kappa_(lambda_), A_q_(Matrix::Zero(dense_size(), dense_size())), A_v_(A_q_),
+          reuse_(options.jacobian_reuse && model.constraints() == 0), a_(Vector::Zero(n_)), a1_(a_),
+          x1_(a_), v1_(a_), xa_(a_), va_(a_), force_a_(a_), r_(Vector::Zero(n_ + m_)), dz_(r_),
+          tmp_(a_), noise_(a_), row_q_(a_), row_v_(a_), lambda_(Vector::Zero(m_)), g1_(lambda_),
+          kappa_(lambda_), A_q_(Matrix::Zero(dense_size(), dense_size())), A_v_(A_q_),
           Ga_(Matrix::Zero(m_, n_)), G1_(Ga_), W_(Matrix::Zero(n_, m_)),
           mass_(Matrix::Zero(model.mass_constant_diagonal() ? 0 : n_,
                              model.mass_constant_diagonal() ? 0 : n_)),
@@ -124,14 +138,71 @@ public:
         }
         const double beta_h2 = p_.beta * h * h;
         const double t_alpha = s.t + (1.0 - p_.alpha_f) * h;
+        // Newton's matrix depends on h: a held one serves only steps of its own size.
+        if (!reuse_ || h != factored_h_) {
+            factored_ = false;
+        }
+        // Modified Newton first (where enabled); where it gives up, the step restarts from the
+        // predictor with Newton's method, whose failures are reported. Newton starts without a
+        // noise estimate; modified Newton keeps the held Jacobian's (16 eps |A| |x| changes as
+        // slowly as the Jacobian does).
+        for (int attempt = 0;; ++attempt) {
+            const bool full = !reuse_ || attempt > 0;
+            if (full) {
+                noise_.setZero();
+            }
+            if (newton_solve(s, h, t_alpha, beta_h2, full)) {
+                break;
+            }
+        }
+        a_ = a1_;
+        s.q = x1_;
+        s.v = v1_;
+        s.t += h;
+        if (m_ > 0) {
+            if (options_.project_velocities) {
+                project_velocity(s);
+            }
+            s.lambda = lambda_;
+        }
+        memory_.remember(s);
+    }
+
+    // Jacobian evaluations (and factorizations of Newton's matrix) since construction.
+    std::size_t jacobian_evaluations() const { return jacobian_evaluations_; }
+    // Whether Newton's matrix is held across iterations and steps (modified Newton).
+    bool jacobian_reuse() const { return reuse_; }
+
+private:
+    static constexpr bool sparse_available() {
+        return requires(Force & f, double t, const Vector& q, double* out) {
+            f.force_jacobian_values(t, q, q, q, out, out);
+        };
+    }
+    Eigen::Index dense_size() const { return sparse_ ? 0 : n_; }
+
+    // Newton's iteration for a_{n+1} (and lambda_{n+1}) from the predictor a_n, leaving
+    // x_{n+1}, v_{n+1} of the converged a_{n+1} in x1_, v1_. Converged when each residual is
+    // below the tolerance relative to the accelerations plus the round-off of evaluating the
+    // force (16 eps sum_j |da_i/dq_j| |q_j| + |da_i/dv_j| |v_j|: a stiff spring's k x terms
+    // cancel and leave that much noise), or when the correction just made with the Jacobian
+    // at its iterate (Newton's step) was below the tolerance relative to a_n and a_{n+1}.
+    // full: a new Jacobian and factorization at every iterate (Newton's method). Else modified
+    // Newton: the held matrix (of an earlier iterate or step) while the corrections shrink by
+    // at least slow_rate per iteration and for at most max_held_corrections of them per step
+    // (the contraction rate of Hairer & Wanner, Solving
+    // Ordinary Differential Equations II, Sect. IV.8), a new one at the current iterate when
+    // they do not; its iterates are accepted by the residual test only, so the converged
+    // accelerations meet Newton's tolerance. Returns false where modified Newton gave up (no
+    // convergence within max_iterations, a non-finite iterate, a singular matrix): step()
+    // retries with full Newton, whose failures throw.
+    bool newton_solve(const State& s, double h, double t_alpha, double beta_h2, bool full) {
         a1_ = a_; // predictor: the last acceleration
-        // Newton's method. Converged when each residual is below the tolerance relative to
-        // the accelerations plus the round-off of evaluating the force (16 eps sum_j
-        // |da_i/dq_j| |q_j| + |da_i/dv_j| |v_j|: a stiff spring's k x terms cancel and leave
-        // that much noise), or when the last correction was below the tolerance.
-        noise_.setZero();
-        bool converged = false;
-        for (int iteration = 0; !converged; ++iteration) {
+        const double start_size = a_.cwiseAbs().maxCoeff();
+        bool refresh = full || !factored_;
+        double previous = 0.0; // the last correction with the held matrix (0: none yet)
+        int corrections = 0;   // made with the held matrix in this step
+        for (int iteration = 0;; ++iteration) {
             predict(s, h);
             force_.acceleration(t_alpha, xa_, va_, s.x, force_a_);
             // r = (1 - alpha_m) a_{n+1} + alpha_m a_n - M^-1 (F_alpha + G_alpha^T lambda)
@@ -146,43 +217,49 @@ public:
             const double scale =
                 std::max({a1_.cwiseAbs().maxCoeff(), force_a_.cwiseAbs().maxCoeff(),
                           std::numeric_limits<double>::min()});
-            double dynamics = 0.0; // the largest residual beyond its noise level
-            for (Eigen::Index i = 0; i < n_; ++i) {
-                dynamics = std::max(dynamics, std::abs(r_[i]) - noise_[i]);
+            const double tolerance = options_.solver.newton_tolerance * scale;
+            // the largest residual beyond its noise level: Newton's method uses the noise of
+            // the last Jacobian's iterate, modified Newton the held Jacobian's at this one
+            double dynamics = 0.0;
+            if (full) {
+                for (Eigen::Index i = 0; i < n_; ++i) {
+                    dynamics = std::max(dynamics, std::abs(r_[i]) - noise_[i]);
+                }
+            } else {
+                dynamics = held_excess(tolerance);
             }
             const double geometry = m_ > 0 ? g1_.cwiseAbs().maxCoeff() : 0.0;
             iterations_ = iteration;
-            if (dynamics <= options_.solver.newton_tolerance * scale &&
-                geometry <= options_.solver.constraint_tolerance) {
-                break;
+            if (dynamics <= tolerance && geometry <= options_.solver.constraint_tolerance) {
+                return true;
             }
             if (!std::isfinite(dynamics) || !std::isfinite(geometry)) {
+                if (!full) {
+                    return false;
+                }
                 throw_not_finite(s.t + h, h);
             }
             if (iteration == options_.solver.max_iterations) {
+                if (!full) {
+                    return false;
+                }
                 throw_not_converged(s.t + h, h, scale);
             }
-            if (sparse_) {
-                if (!sparse_newton_step(t_alpha, s, beta_h2, h)) {
+            if (refresh) {
+                if (!factorize_newton_matrix(t_alpha, s, beta_h2, h)) {
+                    if (!full) {
+                        return false;
+                    }
                     throw_singular(s.t + h, h);
                 }
-            } else {
-                force_.acceleration_jacobians(t_alpha, xa_, va_, s.x, A_q_, A_v_);
-                estimate_noise();
-                const double c = 1.0 - p_.alpha_f;
-                K_.topLeftCorner(n_, n_) = -c * (beta_h2 * A_q_ + (p_.gamma * h) * A_v_);
-                K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
-                if (m_ > 0) {
-                    K_.topRightCorner(n_, m_) = -W_;
-                    model_->constraint_jacobian(x1_, G1_);
-                    K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
-                    K_.bottomRightCorner(m_, m_).setZero();
+                previous = 0.0;
+                corrections = 0;
+            }
+            if (!solve_newton_matrix()) {
+                if (!full) {
+                    return false;
                 }
-                lu_.compute(K_);
-                if (nearly_singular(lu_)) {
-                    throw_singular(s.t + h, h);
-                }
-                dz_ = lu_.solve(r_);
+                throw_singular(s.t + h, h);
             }
             a1_ -= dz_.head(n_);
             if (m_ > 0) {
@@ -190,30 +267,128 @@ public:
             }
             iterations_ = iteration + 1;
             const double correction = dz_.head(n_).cwiseAbs().maxCoeff();
-            converged = correction <= options_.solver.newton_tolerance * scale &&
-                        geometry <= options_.solver.constraint_tolerance;
-        }
-        predict(s, h);
-        a_ = a1_;
-        s.q = x1_;
-        s.v = v1_;
-        s.t += h;
-        if (m_ > 0) {
-            if (options_.project_velocities) {
-                project_velocity(s);
+            const double rate = previous > 0.0 ? correction / previous : 0.0;
+            previous = correction;
+            // relative to the accelerations a_n, a_{n+1} (not to the force at the iterate,
+            // which is large where the iteration runs away: a step would not shrink it)
+            const double size = std::max(
+                {a1_.cwiseAbs().maxCoeff(), start_size, std::numeric_limits<double>::min()});
+            const double bound = options_.solver.newton_tolerance * size;
+            if (refresh && correction <= bound &&
+                geometry <= options_.solver.constraint_tolerance) {
+                predict(s, h); // x_{n+1}, v_{n+1} of the corrected a_{n+1}
+                return true;
             }
-            s.lambda = lambda_;
+            ++corrections;
+            refresh = full || rate > slow_rate || corrections == max_held_corrections;
         }
-        memory_.remember(s);
     }
 
-private:
-    static constexpr bool sparse_available() {
-        return requires(Force & f, double t, const Vector& q, double* out) {
-            f.force_jacobian_values(t, q, q, q, out, out);
-        };
+    // Modified Newton: the largest residual beyond the round-off of evaluating the force at
+    // the current iterate, 16 eps sum_j |A_ij| |x_j| with the held Jacobian A; the exact sums
+    // (a pass over the Jacobian) only where the residual alone and the bound
+    // 16 eps (sum_j |A_ij|) max_j |x_j| leave the test against `tolerance` undecided.
+    double held_excess(double tolerance) {
+        const double plain = r_.head(n_).cwiseAbs().maxCoeff();
+        if (!(plain > tolerance)) {
+            return plain; // converged, or not finite
+        }
+        const double unit = 16.0 * std::numeric_limits<double>::epsilon();
+        const double x = xa_.cwiseAbs().maxCoeff();
+        const double v = va_.cwiseAbs().maxCoeff();
+        double lower = 0.0;
+        for (Eigen::Index i = 0; i < n_; ++i) {
+            lower = std::max(lower, std::abs(r_[i]) - unit * (row_q_[i] * x + row_v_[i] * v));
+        }
+        if (lower > tolerance) {
+            return lower;
+        }
+        if (sparse_) {
+            sparse_noise();
+        } else {
+            estimate_noise();
+        }
+        double excess = 0.0;
+        for (Eigen::Index i = 0; i < n_; ++i) {
+            excess = std::max(excess, std::abs(r_[i]) - noise_[i]);
+        }
+        return excess;
     }
-    Eigen::Index dense_size() const { return sparse_ ? 0 : n_; }
+
+    // The row sums of |M^-1 df/dq| and |M^-1 df/dv| of the held Jacobian (held_excess).
+    void row_bounds() {
+        if (sparse_) {
+            row_q_.setZero();
+            row_v_.setZero();
+            const Vector& inverse_mass = model_->inverse_mass();
+            for (std::size_t e = 0; e < f_q_values_.size(); ++e) {
+                row_q_[dq_rows_[e]] += std::abs(f_q_values_[e] * inverse_mass[dq_rows_[e]]);
+            }
+            for (std::size_t e = 0; e < f_v_values_.size(); ++e) {
+                row_v_[dv_rows_[e]] += std::abs(velocity_term_[e]);
+            }
+        } else {
+            row_q_ = A_q_.cwiseAbs().rowwise().sum();
+            row_v_ = A_v_.cwiseAbs().rowwise().sum();
+        }
+    }
+
+    // estimate_noise's sums with the held sparse Jacobian at the current xa_, va_.
+    void sparse_noise() {
+        noise_.setZero();
+        const Vector& inverse_mass = model_->inverse_mass();
+        for (std::size_t e = 0; e < f_q_values_.size(); ++e) {
+            const double a_q = f_q_values_[e] * inverse_mass[dq_rows_[e]];
+            noise_[dq_rows_[e]] += std::abs(a_q * xa_[dq_columns_[e]]);
+        }
+        for (std::size_t e = 0; e < f_v_values_.size(); ++e) {
+            noise_[dv_rows_[e]] += std::abs(velocity_term_[e] * va_[dv_columns_[e]]);
+        }
+        noise_ *= 16.0 * std::numeric_limits<double>::epsilon();
+    }
+
+    // Newton's matrix at the current iterate, factorized (dense or sparse), and the noise
+    // estimate of its Jacobians; false when it is singular.
+    bool factorize_newton_matrix(double t_alpha, const State& s, double beta_h2, double h) {
+        ++jacobian_evaluations_;
+        factored_ = false;
+        if (sparse_) {
+            if (!factorize_sparse(t_alpha, s, beta_h2, h)) {
+                return false;
+            }
+        } else {
+            force_.acceleration_jacobians(t_alpha, xa_, va_, s.x, A_q_, A_v_);
+            estimate_noise();
+            const double c = 1.0 - p_.alpha_f;
+            K_.topLeftCorner(n_, n_) = -c * (beta_h2 * A_q_ + (p_.gamma * h) * A_v_);
+            K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
+            if (m_ > 0) {
+                K_.topRightCorner(n_, m_) = -W_;
+                model_->constraint_jacobian(x1_, G1_);
+                K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
+                K_.bottomRightCorner(m_, m_).setZero();
+            }
+            lu_.compute(K_);
+            if (nearly_singular(lu_)) {
+                return false;
+            }
+        }
+        if (reuse_) {
+            row_bounds();
+        }
+        factored_ = true;
+        factored_h_ = h;
+        return true;
+    }
+
+    // dz = K^-1 r with the held factorization; false when not finite.
+    bool solve_newton_matrix() {
+        if (sparse_) {
+            return sparse_lu_.solve(r_, dz_);
+        }
+        dz_ = lu_.solve(r_);
+        return dz_.allFinite();
+    }
 
     // The pattern of Newton's matrix (1 - alpha_m) I - (1 - alpha_f) M^-1 (beta h^2 df/dq +
     // gamma h df/dv): the union of the diagonal and both Jacobians' patterns.
@@ -238,8 +413,8 @@ private:
         }
     }
 
-    // One Newton correction by the sparse path into dz_; false when the matrix is singular.
-    bool sparse_newton_step(double t_alpha, const State& s, double beta_h2, double h) {
+    // Newton's matrix by the sparse path, factorized; false when it is singular.
+    bool factorize_sparse(double t_alpha, const State& s, double beta_h2, double h) {
         if constexpr (sparse_available()) {
             force_.force_jacobian_values(t_alpha, xa_, va_, s.x, f_q_values_.data(),
                                          f_v_values_.data());
@@ -281,10 +456,7 @@ private:
             for (std::size_t i = 0; i < diagonal.size(); ++i) {
                 values[diagonal[i]] += 1.0 - p_.alpha_m;
             }
-            if (!sparse_lu_.factorize(newton_.matrix())) {
-                return false;
-            }
-            return sparse_lu_.solve(r_, dz_);
+            return sparse_lu_.factorize(newton_.matrix());
         } else {
             (void)t_alpha, (void)s, (void)beta_h2, (void)h;
             return false;
@@ -370,7 +542,8 @@ private:
     std::string name_;
     Eigen::Index n_, m_;
     bool sparse_;
-    Vector a_, a1_, x1_, v1_, xa_, va_, force_a_, r_, dz_, tmp_, noise_;
+    bool reuse_; // modified Newton (ImplicitOptions::jacobian_reuse, unconstrained models)
+    Vector a_, a1_, x1_, v1_, xa_, va_, force_a_, r_, dz_, tmp_, noise_, row_q_, row_v_;
     Vector lambda_, g1_, kappa_;
     Matrix A_q_, A_v_, Ga_, G1_, W_, mass_;
     Eigen::MatrixXd S_, K_;
@@ -379,6 +552,18 @@ private:
     Eigen::LLT<Matrix> llt_;
     detail::StepMemory memory_;
     int iterations_ = 0;
+    // modified Newton: the held factorization of Newton's matrix and the step it was made for
+    bool factored_ = false;
+    double factored_h_ = 0.0;
+    std::size_t jacobian_evaluations_ = 0;
+    // A held matrix is replaced when the corrections shrink by less than this factor per
+    // iteration (Newton's method with the exact matrix converges quadratically; a rate of 1/4
+    // costs about as many iterations per step as a refresh on the chain of masses, measured
+    // with bench/implicit_step_bench.cpp).
+    static constexpr double slow_rate = 0.25;
+    // ... or when it has made this many corrections in a step without converging (SUNDIALS'
+    // CVODE gives up on a stale matrix after 3).
+    static constexpr int max_held_corrections = 4;
     // the sparse path
     FixedPatternMatrix newton_;
     SparseLuSolver sparse_lu_;

@@ -6,6 +6,10 @@
 #include <Eigen/Eigenvalues>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 using namespace mdl::runtime;
 using namespace mdl::runtime::test;
 
@@ -144,4 +148,125 @@ TEST_CASE("constrained generalized-alpha: order 2 on the Cartesian pendulum, con
         position = std::max(position, g.cwiseAbs().maxCoeff());
     });
     CHECK(position <= 1e-12);
+}
+
+namespace {
+
+// A hardening (Duffing) spring, F = -k x - k3 x^3 with p = {k, k3}: its stiffness
+// k + 3 k3 x^2 runs from 1 to 3e4 and back each half period, so a Newton matrix held over
+// steps goes stale and must be refreshed.
+void duffing_mass(const mdl_kernel_args*, double* out) {
+    out[0] = 1.0;
+}
+void duffing_force(const mdl_kernel_args* a, double* out) {
+    const double x = a->q[0];
+    out[0] = -a->p[0] * x - a->p[1] * x * x * x;
+}
+void duffing_force_dq(const mdl_kernel_args* a, double* out) {
+    const double x = a->q[0];
+    out[0] = -a->p[0] - 3.0 * a->p[1] * x * x;
+}
+void duffing_force_dv(const mdl_kernel_args*, double* out) {
+    out[0] = 0.0;
+}
+
+Model duffing(double k, double k3) {
+    mdl_kernels kernels;
+    std::memset(&kernels, 0, sizeof kernels);
+    kernels.n_positions = 1;
+    kernels.n_parameters = 2;
+    kernels.mass = duffing_mass;
+    kernels.force = duffing_force;
+    kernels.force_dq = duffing_force_dq;
+    kernels.force_dv = duffing_force_dv;
+    return Model(kernels, {k, k3}, {"duffing", {"x"}, {}, {}, {"k", "k3"}});
+}
+
+// Generalized-alpha on x'' = -k x - k3 x^3 written out independently of the stepper (the
+// formulas of generalized_alpha.hpp's header), the scalar equation for a_{n+1} solved by
+// Newton's method to round-off: g(a) = (1 - am) a + am a_n + k x_af + k3 x_af^3 is
+// increasing in a, and Newton's iterates are stopped only once they no longer change.
+struct ScalarGeneralizedAlpha {
+    GeneralizedAlphaParameters p;
+    double k, k3;
+    double x, v, a;
+    void step(double h) {
+        const auto x_next = [&](double a1) {
+            return x + h * v + h * h * ((0.5 - p.beta) * a + p.beta * a1);
+        };
+        double a1 = a;
+        for (int i = 0; i < 100; ++i) {
+            const double xa = (1.0 - p.alpha_f) * x_next(a1) + p.alpha_f * x;
+            const double g = (1.0 - p.alpha_m) * a1 + p.alpha_m * a + k * xa + k3 * xa * xa * xa;
+            const double dg =
+                (1.0 - p.alpha_m) + (k + 3.0 * k3 * xa * xa) * (1.0 - p.alpha_f) * p.beta * h * h;
+            const double next = a1 - g / dg;
+            if (next == a1) {
+                break;
+            }
+            a1 = next;
+        }
+        const double x1 = x_next(a1);
+        v += h * ((1.0 - p.gamma) * a + p.gamma * a1);
+        x = x1;
+        a = a1;
+    }
+};
+
+} // namespace
+
+TEST_CASE("modified Newton refreshes a stale matrix and converges to Newton's tolerance") {
+    // x(0) = 1 on the hardening spring: omega ~ 85, h = 0.02 (omega h ~ 1.7), 3 periods. The
+    // term (1 - alpha_f) beta h^2 dF/dx of Newton's matrix ranges over 1e-4 ... 4, so the
+    // matrix of one step is far from the next's near x = +-1. Each step's a_{n+1} is checked
+    // against the scalar equation solved to round-off from the stepper's own (x, v, a)_n:
+    // a residual below 1e-10 of the accelerations leaves an error below 1e-10 / (1 - alpha_m)
+    // of them (dg/da >= 1 - alpha_m), and an accepted iterate that has not converged would
+    // not.
+    const double k = 1.0, k3 = 1e4, h = 0.02;
+    const int steps = 300;
+    const Model model = duffing(k, k3);
+    for (double rho : {0.0, 0.8, 1.0}) {
+        const GeneralizedAlphaParameters p = GeneralizedAlphaParameters::chung_hulbert(rho);
+        for (bool reuse : {true, false}) {
+            ImplicitOptions options;
+            options.jacobian_reuse = reuse;
+            GeneralizedAlpha galpha(model, rho, options);
+            CHECK(galpha.jacobian_reuse() == reuse);
+            State s = model.zero_state();
+            s.q[0] = 1.0;
+            ScalarGeneralizedAlpha trajectory{p, k, k3, 1.0, 0.0, -k - k3};
+            double a_n = -k - k3;
+            double largest = 0.0;    // |a_{n+1} - exact| relative to the accelerations
+            double separation = 0.0; // of the trajectories
+            int iterations = 0;
+            for (int n = 0; n < steps; ++n) {
+                ScalarGeneralizedAlpha one{p, k, k3, s.q[0], s.v[0], a_n};
+                one.step(h);
+                galpha.step(s, h);
+                trajectory.step(h);
+                iterations += galpha.newton_iterations();
+                const double a = galpha.acceleration()[0];
+                const double size = std::max(
+                    {std::abs(one.a), std::abs((1.0 - p.alpha_m) * one.a + p.alpha_m * a_n)});
+                largest = std::max(largest, std::abs(a - one.a) / size);
+                separation = std::max(separation, std::abs(s.q[0] - trajectory.x));
+                a_n = a;
+            }
+            const auto evaluations = static_cast<int>(galpha.jacobian_evaluations());
+            INFO("rho_inf " << rho << ", reuse " << reuse << ": largest error of a_{n+1} "
+                            << largest << ", trajectories apart by " << separation << ", "
+                            << iterations << " Newton updates, " << evaluations << " Jacobians");
+            // 1.2: the residual's scale at the iterate and its round-off allowance
+            CHECK(largest < 1.2e-10 / (1.0 - p.alpha_m));
+            CHECK(separation < 1e-6);            // the one-step errors propagated over 3 periods
+            CHECK(std::abs(trajectory.x) > 0.1); // still oscillating with amplitude ~ 1
+            if (reuse) {
+                CHECK(evaluations > 10);         // refreshed where the stiffness changed
+                CHECK(evaluations < iterations); // and held where it did not
+            } else {
+                CHECK(evaluations == iterations); // Newton: one per update
+            }
+        }
+    }
 }
