@@ -189,10 +189,10 @@ private:
     // at its iterate (Newton's step) was below the tolerance relative to a_n and a_{n+1}.
     // full: a new Jacobian and factorization at every iterate (Newton's method). Else modified
     // Newton: the held matrix (of an earlier iterate or step) while the corrections shrink by
-    // at least slow_rate per iteration and for at most max_held_corrections of them per step
-    // (the contraction rate of Hairer & Wanner, Solving
-    // Ordinary Differential Equations II, Sect. IV.8), a new one at the current iterate when
-    // they do not; its iterates are accepted by the residual test only, so the converged
+    // at least slow_rate per iteration (the contraction rate of Hairer & Wanner, Solving
+    // Ordinary Differential Equations II, Sect. IV.8) and for at most max_held_corrections
+    // of them per step, a new one at the current iterate when they do not, or fail to; its
+    // iterates are accepted by the residual test only, so the converged
     // accelerations meet Newton's tolerance. Returns false where modified Newton gave up (no
     // convergence within max_iterations, a non-finite iterate, a singular matrix): step()
     // retries with full Newton, whose failures throw.
