@@ -105,42 +105,42 @@ PositionConstraintNewton::PositionConstraintNewton(const Model& model)
 int PositionConstraintNewton::solve(const Vector& x_free, const Matrix& D,
                                     const SolverOptions& options, double t, double h,
                                     std::string_view method, Vector& lambda, Vector& x) {
-    double residual = 0.0;
-    Eigen::Index worst = 0;
-    for (int iteration = 0;; ++iteration) {
-        x = x_free;
-        x.noalias() += D * lambda;
-        model_->constraint(x, g_);
-        worst = largest_entry(g_, residual);
-        if (residual <= options.constraint_tolerance) {
-            return iteration;
-        }
-        if (!std::isfinite(residual)) {
-            throw NumericalFailure(FailureKind::non_finite, method, t,
-                                   constraint_label(*model_, worst),
-                                   "the constraint residual is not finite during the Newton "
-                                   "iteration on the multipliers (step " +
-                                       format_number(h) + ")");
-        }
-        if (iteration == options.max_iterations) {
-            break;
-        }
-        model_->constraint_jacobian(x, G_);
-        J_.noalias() = G_ * D;
-        lu_.compute(J_);
-        if (nearly_singular(lu_)) {
-            throw NumericalFailure(
-                FailureKind::newton_not_converged, method, t, constraint_label(*model_, worst),
-                "the Newton matrix G(q) M^-1 G(q_n)^T became singular at iteration " +
-                    std::to_string(iteration) + " (residual " + format_number(residual) +
-                    "): the step " + format_number(h) +
-                    " moves the constraint gradients too far; reduce it");
-        }
-        dlambda_ = lu_.solve(g_);
-        lambda -= dlambda_;
-    }
-    throw NumericalFailure(
-        FailureKind::newton_not_converged, method, t, constraint_label(*model_, worst),
+    return position_multiplier_newton(*model_, x_free, D, options, t, h, method, lambda, x, g_,
+                                      [&](const Vector& at, const Vector& g) -> const Vector* {
+                                          model_->constraint_jacobian(at, G_);
+                                          J_.noalias() = G_ * D;
+                                          lu_.compute(J_);
+                                          if (nearly_singular(lu_)) {
+                                              return nullptr;
+                                          }
+                                          dlambda_ = lu_.solve(g);
+                                          return &dlambda_;
+                                      });
+}
+
+NumericalFailure multiplier_residual_not_finite(const Model& model, std::string_view method,
+                                                double t, Eigen::Index worst, double h) {
+    return NumericalFailure(FailureKind::non_finite, method, t, constraint_label(model, worst),
+                            "the constraint residual is not finite during the Newton "
+                            "iteration on the multipliers (step " +
+                                format_number(h) + ")");
+}
+
+NumericalFailure multiplier_matrix_singular(const Model& model, std::string_view method, double t,
+                                            Eigen::Index worst, int iteration, double residual,
+                                            double h) {
+    return NumericalFailure(
+        FailureKind::newton_not_converged, method, t, constraint_label(model, worst),
+        "the Newton matrix G(q) M^-1 G(q_n)^T became singular at iteration " +
+            std::to_string(iteration) + " (residual " + format_number(residual) + "): the step " +
+            format_number(h) + " moves the constraint gradients too far; reduce it");
+}
+
+NumericalFailure multipliers_not_converged(const Model& model, std::string_view method, double t,
+                                           Eigen::Index worst, double residual,
+                                           const SolverOptions& options, double h) {
+    return NumericalFailure(
+        FailureKind::newton_not_converged, method, t, constraint_label(model, worst),
         "Newton's iteration on the Lagrange multipliers left the residual " +
             format_number(residual) + " above the tolerance " +
             format_number(options.constraint_tolerance) + " after " +

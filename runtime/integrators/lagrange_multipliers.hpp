@@ -4,8 +4,10 @@
 
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model.hpp"
+#include "runtime/numerical_failure.hpp"
 
 #include <Eigen/LU>
+#include <cmath>
 #include <string_view>
 
 namespace mdl::runtime {
@@ -80,5 +82,53 @@ inline Eigen::Index largest_entry(const Vector& v, double& size) {
 bool nearly_singular(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu);
 
 std::string constraint_label(const Model& model, Eigen::Index i); // "constraint 'rod2'"
+
+// The failures of Newton's iteration on the position stage's multipliers, naming constraint
+// `worst` (the largest residual): a non-finite residual, a singular Newton matrix at
+// `iteration`, no convergence within options.max_iterations.
+NumericalFailure multiplier_residual_not_finite(const Model& model, std::string_view method,
+                                                double t, Eigen::Index worst, double h);
+NumericalFailure multiplier_matrix_singular(const Model& model, std::string_view method, double t,
+                                            Eigen::Index worst, int iteration, double residual,
+                                            double h);
+NumericalFailure multipliers_not_converged(const Model& model, std::string_view method, double t,
+                                           Eigen::Index worst, double residual,
+                                           const SolverOptions& options, double h);
+
+// Newton's iteration of the position stage, shared by PositionConstraintNewton (dense D) and
+// SparsePositionConstraintNewton (sparse D): x = x_free + D lambda until max_i |g_i(x)| <=
+// constraint_tolerance. `correct(x, g)` solves the Newton system at x for the correction of
+// lambda and returns a pointer to it, or null when the Newton matrix is singular. Returns the
+// number of updates.
+template <class Directions, class Correct>
+int position_multiplier_newton(const Model& model, const Vector& x_free, const Directions& D,
+                               const SolverOptions& options, double t, double h,
+                               std::string_view method, Vector& lambda, Vector& x, Vector& g,
+                               Correct&& correct) {
+    double residual = 0.0;
+    Eigen::Index worst = 0;
+    for (int iteration = 0;; ++iteration) {
+        x = x_free;
+        x.noalias() += D * lambda;
+        model.constraint(x, g);
+        worst = largest_entry(g, residual);
+        if (residual <= options.constraint_tolerance) {
+            return iteration;
+        }
+        if (!std::isfinite(residual)) {
+            throw multiplier_residual_not_finite(model, method, t, worst, h);
+        }
+        if (iteration == options.max_iterations) {
+            break;
+        }
+        const Vector* dlambda =
+            correct(static_cast<const Vector&>(x), static_cast<const Vector&>(g));
+        if (dlambda == nullptr) {
+            throw multiplier_matrix_singular(model, method, t, worst, iteration, residual, h);
+        }
+        lambda -= *dlambda;
+    }
+    throw multipliers_not_converged(model, method, t, worst, residual, options, h);
+}
 
 } // namespace mdl::runtime

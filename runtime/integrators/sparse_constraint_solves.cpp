@@ -107,51 +107,22 @@ SparsePositionConstraintNewton::SparsePositionConstraintNewton(const Model& mode
 int SparsePositionConstraintNewton::solve(const Vector& x_free, const SparseMatrix& D,
                                           const SolverOptions& options, double t, double h,
                                           std::string_view method, Vector& lambda, Vector& x) {
-    double residual = 0.0;
-    Eigen::Index worst = 0;
-    for (int iteration = 0;; ++iteration) {
-        x = x_free;
-        x.noalias() += D * lambda;
-        model_->constraint(x, g_);
-        worst = largest_entry(g_, residual);
-        if (residual <= options.constraint_tolerance) {
-            return iteration;
-        }
-        if (!std::isfinite(residual)) {
-            throw NumericalFailure(FailureKind::non_finite, method, t,
-                                   constraint_label(*model_, worst),
-                                   "the constraint residual is not finite during the Newton "
-                                   "iteration on the multipliers (step " +
-                                       format_number(h) + ")");
-        }
-        if (iteration == options.max_iterations) {
-            break;
-        }
-        G_.evaluate(x);
-        J_ = G_.matrix() * D;
-        J_.makeCompressed();
-        if (pattern_.size() != static_cast<std::size_t>(J_.nonZeros()) ||
-            !std::equal(pattern_.begin(), pattern_.end(), J_.innerIndexPtr())) {
-            pattern_.assign(J_.innerIndexPtr(), J_.innerIndexPtr() + J_.nonZeros());
-            lu_.analyze(J_);
-        }
-        if (!lu_.factorize(J_) || !lu_.solve(g_, dlambda_)) {
-            throw NumericalFailure(
-                FailureKind::newton_not_converged, method, t, constraint_label(*model_, worst),
-                "the Newton matrix G(q) M^-1 G(q_n)^T became singular at iteration " +
-                    std::to_string(iteration) + " (residual " + format_number(residual) +
-                    "): the step " + format_number(h) +
-                    " moves the constraint gradients too far; reduce it");
-        }
-        lambda -= dlambda_;
-    }
-    throw NumericalFailure(
-        FailureKind::newton_not_converged, method, t, constraint_label(*model_, worst),
-        "Newton's iteration on the Lagrange multipliers left the residual " +
-            format_number(residual) + " above the tolerance " +
-            format_number(options.constraint_tolerance) + " after " +
-            std::to_string(options.max_iterations) + " iterations; reduce the step " +
-            format_number(h) + " or loosen the constraint tolerance");
+    return position_multiplier_newton(
+        *model_, x_free, D, options, t, h, method, lambda, x, g_,
+        [&](const Vector& at, const Vector& g) -> const Vector* {
+            G_.evaluate(at);
+            J_ = G_.matrix() * D;
+            J_.makeCompressed();
+            if (pattern_.size() != static_cast<std::size_t>(J_.nonZeros()) ||
+                !std::equal(pattern_.begin(), pattern_.end(), J_.innerIndexPtr())) {
+                pattern_.assign(J_.innerIndexPtr(), J_.innerIndexPtr() + J_.nonZeros());
+                lu_.analyze(J_);
+            }
+            if (!lu_.factorize(J_) || !lu_.solve(g, dlambda_)) {
+                return nullptr;
+            }
+            return &dlambda_;
+        });
 }
 
 } // namespace mdl::runtime
