@@ -47,6 +47,18 @@ private:
     std::string where_, detail_;
 };
 
+// An estimate of a multiscale run's error at its end, made from the run itself and split into
+// the parts the theory separates (docs/methods.md, "Error estimates"): the micro integration
+// (the period map or the micro problems), the macro integration, and the averaging (the
+// 1/omega or epsilon terms and the filter's residual). Each is an estimate of the error it
+// adds to the positions, in the norm the tolerance is checked in; `total` combines them.
+struct ErrorEstimate {
+    double total = 0.0;
+    double micro = 0.0, macro = 0.0, averaging = 0.0;
+    double tolerance = 0.0; // what the run was held to (from --rtol and --atol)
+    std::string dominant;   // the largest part: "micro", "macro" or "averaging"
+};
+
 // What a run cost and how it was set up.
 struct SimulationStatistics {
     std::string method; // as run: "verlet", "hmm-shake", "strobo", ...
@@ -59,6 +71,9 @@ struct SimulationStatistics {
     double seconds = 0.0; // wall time of the integration
     bool stopped = false; // ended early by the observer (the last row is where it stopped)
     std::string summary;  // one line, as `mdl run` prints it: method, settings and cost
+    // Multiscale methods (hmm, hmm-shake, hmm-rattle, hmm-stiff, strobo): the run's own
+    // estimate of its error; empty for the classical methods.
+    std::optional<ErrorEstimate> error_estimate;
 };
 
 // The layout of an output row: the columns of `mdl run`'s CSV, in its order:
