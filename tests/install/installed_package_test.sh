@@ -34,6 +34,15 @@ $leaked"
 count=$(echo "$symbols" | wc -l)
 test "$count" -lt 400 || fail "libmdl.so exports $count symbols (--exclude-libs lost?)"
 
+# Release artefacts carry no debug info unless the build asks for it (MDL_INSTALL_DEBUG_INFO).
+if [ "${INSTALL_DEBUG_INFO:-OFF}" != "ON" ]; then
+  for f in bin/mdl "$LIBDIR/libmdl.so"; do
+    if readelf -S "$prefix/$f" | grep -q '\.debug_info'; then
+      fail "$f is installed with debug info ($(du -h "$prefix/$f" | cut -f1))"
+    fi
+  done
+fi
+
 # Start-up (docs/performance.md): LLVM is linked in from its static libraries, MPI only into
 # mdl-sweep-mpi.
 for f in bin/mdl "$LIBDIR/libmdl.so"; do
