@@ -79,8 +79,8 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
              "+ 2*l1*l2*cos(q1 - q2)*der(q1)*der(q2));\n";
         // hanging (stable) pendulum, the pivot vibrated vertically: the potential in the
         // pivot's frame
-        t += "  potential U = -(m1*l1*cos(q1) + m2*(l1*cos(q1) + l2*cos(q2)))*(g + 0.1*" + fast +
-             ");\n";
+        t +=
+            "  potential U = -(m1*l1*cos(q1) + m2*(l1*cos(q1) + l2*cos(q2)))*(g + " + fast + ");\n";
         if (r.chance(0.4)) {
             t += "  force damp1(q1) = -" + number(r.uniform(0.02, 0.2)) + "*der(q1);\n";
         }
@@ -98,7 +98,7 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
         t += "  revolute pivot(O, tip);\n";
         t += "  gravity G(y = -" + number(g) + ");\n";
         // the vibrated pivot's inertial force on the centre of mass
-        t += "  force shake(rod) = {0, -m*0.1*" + fast + ", 0};\n";
+        t += "  force shake(rod) = {0, -m*" + fast + ", 0};\n";
         break;
     }
     case ExtendedFamily::rigid_prismatic: {
@@ -114,7 +114,7 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
         t += "  constraint rod: (bob.x - cart.x)^2 + (bob.y - cart.y)^2 = L^2;\n";
         t += "  gravity G(y = -" + number(g) + ");\n";
         t += "  spring k(O, cart, k = " + number(r.uniform(0.5, 2.0)) + ", length = 0);\n";
-        t += "  force shake(bob) = {0, -m*0.1*" + fast + "};\n";
+        t += "  force shake(bob) = {0, -m*" + fast + "};\n";
         break;
     }
     case ExtendedFamily::rod_damped: {
