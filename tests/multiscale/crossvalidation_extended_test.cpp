@@ -175,9 +175,14 @@ TEST_CASE("extended random vibrated models: true errors, error estimates, accept
                 ratios.push_back(out.error / std::max(out.estimate->total, 1e-300));
                 CHECK(out.error <= 10.0 * out.estimate->total);
             } else {
-                // the fixed tolerances of crossvalidation_test.cpp (H = T/64 = 0.015 s)
+                // the fixed tolerances of crossvalidation_test.cpp (H = T/64 = 0.015 s), the
+                // macro term scaled by the averaged motion's (Omega H)^2 (seed 247 of the
+                // M(q) family: Omega^2 = 12, errors 0.035 and 4.4e-3 at H = T/64, T/128)
                 const double H = v.settings.step.value();
-                const double tolerance = v.stroboscopic ? 3e-3 : 10.0 * (H * H + 1.0 / omega);
+                const double tolerance =
+                    v.stroboscopic
+                        ? 3e-3
+                        : 10.0 * (std::max(1.0, generated.stiffness) * H * H + 1.0 / omega);
                 CHECK(out.error <= tolerance);
                 worst[v.method] = std::max(worst[v.method], out.error / tolerance);
             }

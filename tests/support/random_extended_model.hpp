@@ -12,6 +12,7 @@
 
 #include "random_vibrated_model.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -42,6 +43,10 @@ struct RandomExtendedModel {
     bool velocity_dependent = false; // dampers, friction, M(q)'s velocity terms
     bool two_vibrations = false;     // omega and 2 omega
     bool even = true;                // every wave a cosine at phase 0
+    // An upper bound of the averaged motion's squared frequency Omega^2 (gravity, springs and
+    // the Kapitza stiffness (v/l)^2 of the vibrations' velocity amplitudes v): the macro
+    // error of a step H scales with (Omega H)^2.
+    double stiffness = 1.0;
 };
 
 // omega: the base rate of the vibrations.
@@ -54,13 +59,16 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
     out.even = !odd;
     std::string t = "model Extended" + std::to_string(seed) + "\n";
     t += "  parameter Real omega = " + number(omega) + ";\n";
-    t += "  parameter Real vmax = " + number(r.uniform(1.0, 3.0)) + ";\n";
+    const double vmax = r.uniform(1.0, 3.0);
+    t += "  parameter Real vmax = " + number(vmax) + ";\n";
     t += std::string("  vibration a(theta = omega*time) = vmax*omega*") +
          (odd ? "sin(theta)" : "cos(theta)") + ";\n";
     std::string fast = "a";
+    double amplitude = vmax; // the vibrations' velocity amplitudes, summed
     if (out.two_vibrations) {
-        t += "  vibration b(theta = 2*omega*time) = " + number(r.uniform(0.5, 2.0)) +
-             "*omega*cos(theta);\n";
+        const double b = r.uniform(0.5, 2.0);
+        t += "  vibration b(theta = 2*omega*time) = " + number(b) + "*omega*cos(theta);\n";
+        amplitude += b / 2.0; // its velocity amplitude b/2
         fast = "(a + b)";
     }
     // large slow motions: start angles up to 1.2 rad, speeds up to 2 rad/s
@@ -70,6 +78,8 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
     case ExtendedFamily::mass_matrix: {
         const double m1 = r.uniform(0.5, 2.0), m2 = r.uniform(0.5, 2.0);
         const double l1 = r.uniform(0.5, 1.5), l2 = r.uniform(0.5, 1.5);
+        const double l = std::min(l1, l2);
+        out.stiffness = g / l + (amplitude / l) * (amplitude / l);
         out.velocity_dependent = true;
         t += "  parameter Real m1 = " + number(m1) + ", m2 = " + number(m2) +
              ", l1 = " + number(l1) + ", l2 = " + number(l2) + ", g = " + number(g) + ";\n";
@@ -88,6 +98,7 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
     }
     case ExtendedFamily::rigid_revolute: {
         const double L = r.uniform(0.5, 1.5), m = r.uniform(0.5, 2.0);
+        out.stiffness = 2.0 * g / L + (2.0 * amplitude / L) * (2.0 * amplitude / L);
         const double phi = 1.5707963267948966 - q0; // the rod's axis, q0 from the upward vertical
         t += "  parameter Real L = " + number(L) + ", m = " + number(m) + ";\n";
         t += "  anchor O(x = 0, y = 0);\n";
@@ -103,6 +114,7 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
     }
     case ExtendedFamily::rigid_prismatic: {
         const double L = r.uniform(0.5, 1.5), m = r.uniform(0.5, 2.0), M = r.uniform(0.5, 2.0);
+        out.stiffness = g / L + (amplitude / L) * (amplitude / L) + 2.0 / M;
         t += "  parameter Real L = " + number(L) + ", m = " + number(m) + ", M = " + number(M) +
              ";\n";
         t += "  anchor O(x = 0, y = 0);\n";
@@ -119,6 +131,7 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
     }
     case ExtendedFamily::rod_damped: {
         const double l = r.uniform(0.5, 1.5);
+        out.stiffness = g / l + (0.5 * amplitude / l) * (0.5 * amplitude / l);
         out.velocity_dependent = true;
         t += "  parameter Real l = " + number(l) + ", g = " + number(g) + ";\n";
         t += "  body p(m = 1, x(start = " + number(l * std::sin(q0)) +
@@ -131,11 +144,14 @@ inline RandomExtendedModel random_extended_model(std::uint64_t seed, double omeg
     }
     case ExtendedFamily::friction: {
         out.velocity_dependent = true;
+        const double m = r.uniform(0.5, 2.0), k = r.uniform(0.5, 2.0), A = r.uniform(0.3, 1.0);
+        const double mu = r.uniform(0.1, 0.5), v0 = r.uniform(0.2, 1.0);
+        out.stiffness = k / m + 0.5 * (A * amplitude / m) * (A * amplitude / m);
         t += "  coordinate x(start = " + number(q0) + ", vstart = " + number(w0) +
-             ", m = " + number(r.uniform(0.5, 2.0)) + ");\n";
-        t += "  potential U = " + number(r.uniform(0.5, 2.0)) + "/2*x^2;\n";
-        t += "  force f(x) = " + number(r.uniform(0.3, 1.0)) + "*" + fast + "*sin(x) - " +
-             number(r.uniform(0.1, 0.5)) + "*tanh(der(x)/" + number(r.uniform(0.2, 1.0)) + ");\n";
+             ", m = " + number(m) + ");\n";
+        t += "  potential U = " + number(k) + "/2*x^2;\n";
+        t += "  force f(x) = " + number(A) + "*" + fast + "*sin(x) - " + number(mu) +
+             "*tanh(der(x)/" + number(v0) + ");\n";
         break;
     }
     }
