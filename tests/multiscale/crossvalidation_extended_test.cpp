@@ -16,6 +16,9 @@
 // velocity dependence, strobo every model.
 //
 // MDL_CROSS_MODELS=N runs N models instead of 12 (scripts/cross-validate N runs both suites).
+// Measured on 300 models (before the error estimates): every method accepted every model of its
+// class (hmm 107, hmm-shake 124, strobo 300); largest errors 0.92 (hmm), 0.016 (hmm-shake) and
+// 0.021 (strobo) of the fixed tolerances.
 #include "random_extended_model.hpp"
 
 #include "mdl/compiled_model.hpp"
