@@ -129,13 +129,15 @@ int main(int argc, char** argv) {
                 }
                 run(m, omega, ref, s, "H=T/" + std::to_string(k), true);
             }
-            for (int p : {64, 32, 16, 8}) {
+            for (int k : {16, 32, 64, 128}) {
+                // macro steps of about T/k, a whole number of periods
+                const double p = std::max(1.0, std::round(T / k / period));
                 mdl::SimulationSettings s;
                 s.method = "strobo";
                 s.stop = T;
                 s.step = p * period;
                 s.micro_steps_per_period = 40;
-                run(m, omega, ref, s, "H=" + std::to_string(p) + " periods", false);
+                run(m, omega, ref, s, "H=T/" + std::to_string(k), false);
             }
             for (double rtol : {1e-4, 1e-6, 1e-8}) {
                 for (const char* method : {"dopri5", "cvode-adams"}) {
