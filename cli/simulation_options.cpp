@@ -48,10 +48,13 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
                     "from the enslaved velocity at the macro time); default async")
         ->group(hmm);
     cmd->add_option("--filter", o.filter,
-                    "simple (one period, K = 1/2) or exp (exponential kernel); default simple")
+                    "simple (one period, K = 1/2), spline (quadratic B-spline over 3 periods: "
+                    "O(1/omega^2), for M(q) and velocity-dependent forces) or exp (exponential "
+                    "kernel); default simple")
         ->group(hmm);
     cmd->add_option("--window", o.window,
-                    "Filter window in fast periods (default: 1 simple, 40 exp; hmm-stiff 20)")
+                    "Filter window in fast periods (default: 1 simple, 3 spline, 40 exp; hmm-stiff "
+                    "20)")
         ->group(hmm);
     cmd->add_option("--micro-steps-per-period", o.micro_steps_per_period,
                     "Micro steps per fast period (HMM default: T_macro/H, as the paper; "

@@ -97,7 +97,8 @@ HmmOptions table_options(HmmAlgorithm algorithm, FilterKind filter, bool force_e
     o.t_end = 1.0;
     o.macro_time_scale = 1.0;
     o.force_even_in_phase = force_even;
-    o.final_velocity = false; // the paper's count: F_0..F_{N-1}
+    o.final_velocity = false;    // the paper's count: F_0..F_{N-1}
+    o.offset_correction = false; // the paper's algorithms, micro-runs from q = Q_n
     return o;
 }
 

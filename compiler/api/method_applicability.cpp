@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 namespace mdl {
 
 namespace ms = runtime::multiscale;
@@ -24,6 +26,16 @@ MethodVerdict hmm_verdict(const CompiledModel& compiled, const runtime::Model& m
         fmt::format("{}, {} filter", ms::to_string(o.algorithm), ms::to_string(o.filter));
     const ms::Applicability verdict = ms::hmm_applicability(model, o);
     if (verdict.applies) {
+        if (o.filter == ms::FilterKind::simple && !model.constrained() &&
+            model.velocity_dependent()) {
+            // runtime/multiscale/hmm.hpp, HmmOptions::offset_correction
+            return {method, true,
+                    settings + "; the force depends on the velocity (" +
+                        (model.mass_constant_diagonal() ? std::string("der() in a force")
+                                                        : std::string("M(q)")) +
+                        "): the simple filter leaves an O(1/omega) error that a sensitive slow "
+                        "motion amplifies, --filter spline reduces it to O(1/omega^2)"};
+        }
         return {method, true, settings};
     }
     if (o.filter == ms::FilterKind::simple) {

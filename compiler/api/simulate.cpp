@@ -583,6 +583,7 @@ runtime::multiscale::HmmOptions hmm_options(const SimulationSettings& o,
                                       : std::round(options.macro_time_scale / options.macro_step);
         const double window = options.window_periods > 0.0               ? options.window_periods
                               : options.filter == ms::FilterKind::simple ? 1.0
+                              : options.filter == ms::FilterKind::spline ? 3.0
                                                                          : 40.0;
         require_micro_steps(options.micro_steps_per_period > 0 ? "--micro-steps-per-period"
                                                                : "--macro-time",

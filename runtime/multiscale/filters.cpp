@@ -13,10 +13,31 @@ double exponential_shape(double xi) {
     return d < 0.0 ? std::exp(5.0 / d) : 0.0;
 }
 
+// B3(s) = (B * B * B)(s), B the box of unit width and mass, s in periods; K(xi) = 3/2 B3(3 xi/2)
+// on the three-period window.
+double spline_kernel(double xi) {
+    const double s = 1.5 * std::abs(xi);
+    if (s <= 0.5) {
+        return 1.5 * (0.75 - s * s);
+    }
+    if (s < 1.5) {
+        return 0.75 * (1.5 - s) * (1.5 - s);
+    }
+    return 0.0;
+}
+
 } // namespace
 
 std::string_view to_string(FilterKind kind) {
-    return kind == FilterKind::exponential ? "exp" : "simple";
+    switch (kind) {
+    case FilterKind::exponential:
+        return "exp";
+    case FilterKind::simple:
+        return "simple";
+    case FilterKind::spline:
+        return "spline";
+    }
+    return "simple";
 }
 
 FilterKind parse_filter_kind(std::string_view name) {
@@ -26,8 +47,11 @@ FilterKind parse_filter_kind(std::string_view name) {
     if (name == "simple") {
         return FilterKind::simple;
     }
+    if (name == "spline") {
+        return FilterKind::spline;
+    }
     throw std::invalid_argument("unknown filter '" + std::string(name) +
-                                "' (expected exp or simple)");
+                                "' (expected exp, simple or spline)");
 }
 
 double exponential_kernel_constant() {
@@ -57,7 +81,18 @@ Filter Filter::simple() {
     return Filter(FilterKind::simple, 1.0, 0.5);
 }
 
+Filter Filter::spline() {
+    return Filter(FilterKind::spline, 3.0, spline_kernel(0.0));
+}
+
 Filter Filter::make(FilterKind kind, double window_periods) {
+    if (kind == FilterKind::spline) {
+        if (window_periods > 0.0 && window_periods != 3.0) {
+            throw std::invalid_argument("the spline filter averages over exactly three periods "
+                                        "(--window 3)");
+        }
+        return spline();
+    }
     if (kind == FilterKind::simple) {
         if (window_periods > 0.0 && window_periods != 1.0) {
             throw std::invalid_argument("simple filtering averages over exactly one period "
@@ -69,6 +104,9 @@ Filter Filter::make(FilterKind kind, double window_periods) {
 }
 
 double Filter::kernel(double xi) const {
+    if (kind_ == FilterKind::spline) {
+        return spline_kernel(xi);
+    }
     if (!(std::abs(xi) < 1.0)) {
         return kind_ == FilterKind::simple && std::abs(xi) == 1.0 ? 0.5 : 0.0;
     }

@@ -96,11 +96,23 @@ struct HmmForceEstimator::Impl {
         even_at_start = o.force_even_in_phase && start_phase.isZero(0.0);
         half = o.algorithm == HmmAlgorithm::asynchronous && o.allow_half_window && even_at_start &&
                !slow_time && !from_macro_velocity;
+        // the simple filter's own O(1/omega) term (filters.hpp) would remain: it keeps the
+        // paper's Algorithm 2 exactly
+        correct_offset = o.offset_correction && !constrained && o.filter != FilterKind::simple;
+
         const double eta = filter.window_periods() * period.period;
+        // the spline filter: a whole, even number of steps per period (its knots at +-T/2 and
+        // its exact removal of the harmonics, filters.hpp), 3/2 periods either side
         const double side_steps =
-            std::max(1.0, std::round(per_period * filter.window_periods() / 2.0));
+            o.filter == FilterKind::spline
+                ? 3.0 * std::max(1.0, std::round(per_period / 2.0))
+                : std::max(1.0, std::round(per_period * filter.window_periods() / 2.0));
         n = static_cast<std::size_t>(side_steps);
         h = eta / (2.0 * side_steps);
+        if (correct_offset && from_macro_velocity && filter.window_periods() >= 2.0) {
+            mean_steps =
+                static_cast<std::size_t>(std::lround(2.0 * side_steps / filter.window_periods()));
+        }
         const auto fastest = static_cast<std::size_t>(fastest_vibration);
         vibration_name = fastest < m.names().vibrations.size()
                              ? m.names().vibrations[fastest]
@@ -122,6 +134,13 @@ struct HmmForceEstimator::Impl {
         acc = a;
         sum = a;
         dv = a;
+        dx = a;
+        mean_q = a;
+        mean_v = a;
+        v_half = a;
+        v_half_next = a;
+        v_forward = a;
+        v_backward = a;
         tmp = a;
         samples = enslaving_samples * static_cast<int>(period.fastest);
         harmonics = samples / 2 - 1;
@@ -192,13 +211,61 @@ struct HmmForceEstimator::Impl {
         micro += 2 * n;
     }
 
-    void sweep_unconstrained(double direction) {
+    // The micro-integration of velocity-dependent forces (VelocityVerlet's general partitioned
+    // form). The filtered samples are the symmetric accelerations at q_k,
+    // (v_{k+1/2} - v_{k-1/2})/h = (a(q_k, v_{k-1/2}) + a(q_k, v_{k+1/2}))/2, second order in h;
+    // Verlet's a(q_k, v_{k-1/2}) alone would bias the average by O(h) (Lagrange's velocity
+    // terms, dampers). The window's end point keeps the one-sided sample. Along the way, the
+    // micro-solution's averaged position and velocity (mean_q, mean_v: period_mean()).
+    // Returns v_{1/2} of the direction (the centre's symmetric sample needs both).
+    Vector& sweep_unconstrained(double direction, Vector& first_half_velocity) {
         s = start;
+        const double step = direction * h;
         for (std::size_t k = 1; k <= n; ++k) {
-            verlet->step(s, direction * h);
-            sum += weights[weight_index(k, direction)] * verlet->acceleration();
+            verlet->step(s, step);
+            // v_{k-1/2} along the direction: s.v = v_{k-1/2} + step/2 a(q_k, v_{k-1/2})
+            v_half_next = s.v - (0.5 * step) * verlet->acceleration();
+            if (k == 1) {
+                first_half_velocity = v_half_next;
+            } else {
+                sum += (weights[weight_index(k - 1, direction)] / step) * (v_half_next - v_half);
+            }
+            if (k == n) {
+                sum += weights[weight_index(n, direction)] * verlet->acceleration();
+            }
+            v_half.swap(v_half_next);
+            add_to_period_means(k, s);
         }
         micro += n;
+        return first_half_velocity;
+    }
+
+    // The averaged state of a micro-solution, to O(1/omega^2): its position's mean over the
+    // central period (box weights), its velocity's mean over the central two periods with hat
+    // weights (the box mean of v is the derivative of a moving mean, which keeps an O(1/omega)
+    // oscillation; the hat mean is that of a twice-smoothed one). Needs a window of two periods
+    // or more, i.e. mean_steps = steps per period <= n.
+    void add_to_period_means(std::size_t k, const State& x) {
+        if (mean_steps == 0 || k > mean_steps) {
+            return;
+        }
+        const double N = static_cast<double>(mean_steps);
+        const double kk = static_cast<double>(k);
+        if (2 * k <= mean_steps) {
+            mean_q += ((2 * k == mean_steps ? 0.5 : 1.0) / N) * x.q;
+        }
+        mean_v += ((1.0 - kk / N) / N) * x.v;
+    }
+
+    // One micro-integration of a velocity-dependent force from `start`, filtered into sum.
+    void micro_velocity_dependent() {
+        sum.setZero();
+        const double N = static_cast<double>(mean_steps);
+        mean_q = start.q / std::max(N, 1.0);
+        mean_v = start.v / std::max(N, 1.0);
+        sweep_unconstrained(1.0, v_forward);
+        sweep_unconstrained(-1.0, v_backward);
+        sum += (weights[weight_index(0, 1.0)] / h) * (v_forward - v_backward);
     }
 
     void sweep_constrained(double direction, double center_share) {
@@ -258,7 +325,7 @@ struct HmmForceEstimator::Impl {
         if (filter_residual <= 1e-13) {
             return;
         }
-        enslaved_velocity(t, X, V, start_phase);
+        enslaved_oscillation(t, X, V, start_phase);
         double amplitude = 0.0;
         for (int k = 1; k <= harmonics; ++k) {
             const auto i = static_cast<std::size_t>(k);
@@ -297,10 +364,16 @@ struct HmmForceEstimator::Impl {
         }
     }
 
-    // The oscillatory velocity enslaved to (t, X, V) at the phases `base` (eq. 2.10, (3.8)):
-    // the zero-mean antiderivative of the oscillatory part of a(X, theta) along the
-    // vibrations' orbit theta_i = base_i + k_i phi, phi over one common period, at phi = 0.
-    void enslaved_velocity(double t, const Vector& X, const Vector& V, const Vector& base) {
+    // The oscillation enslaved to (t, X, V) at the phases `base` (eq. 2.10, (3.4)-(3.8)): from
+    // the oscillatory part of a(X, theta) along the vibrations' orbit theta_i = base_i + k_i phi,
+    // phi over one common period, a(phi) ~ mean + sum_k A_k cos(k phi) + B_k sin(k phi), its
+    // zero-mean antiderivative dv and second antiderivative dx at phi = 0 (the current phase):
+    //   dv = sum_k (A_k sin - B_k cos)(k phi)/(k omega_0) = -sum_k B_k/(k omega_0),
+    //   dx = -sum_k (A_k cos + B_k sin)(k phi)/(k omega_0)^2 = -sum_k A_k/(k omega_0)^2.
+    // The true motion is x = X + dx, v = V + dv up to O(1/omega^2) and O(1/omega): dx is the
+    // leading term of A = M^-1 s/omega of eq. (3.6), with M(q) too (the O(omega) part of the
+    // acceleration is M(X)^-1 omega f1(X, theta); Lagrange's velocity terms are O(1)).
+    void enslaved_oscillation(double t, const Vector& X, const Vector& V, const Vector& base) {
         for (Vector& c : ck) {
             c.setZero();
         }
@@ -320,31 +393,36 @@ struct HmmForceEstimator::Impl {
                 sk[static_cast<std::size_t>(k)] += std::sin(k * phi) * a;
             }
         }
-        // a(phi) ~ sum_k A_k cos(k phi) + B_k sin(k phi); dv = sum (A_k sin - B_k cos)(k phi)/(k
-        // omega_0) evaluated at phi = 0 (the current phase): dv = -sum_k B_k/(k omega_0)
         dv.setZero();
+        dx.setZero();
         for (int k = 1; k <= harmonics; ++k) {
-            const Vector& B = sk[static_cast<std::size_t>(k)];
-            dv -= (2.0 / samples) * B / (k * omega);
+            const double rate = k * omega;
+            dv -= (2.0 / samples) * sk[static_cast<std::size_t>(k)] / rate;
+            dx -= (2.0 / samples) * ck[static_cast<std::size_t>(k)] / (rate * rate);
         }
         theta = base;
     }
 
-    // The averaged velocity V of a true state (t, x, v): v minus its enslaved oscillation at
-    // the model's phases theta(t) (the macro initial value).
-    void averaged_velocity(double t, const Vector& x, const Vector& v, Vector& V) {
+    // The averaged state (X, V) of a true state (t, x, v): v minus its enslaved velocity
+    // oscillation at the model's phases theta(t), and with the offset correction x minus its
+    // enslaved displacement (the macro initial value).
+    void averaged_state(double t, const Vector& x, const Vector& v, Vector& X, Vector& V) {
         model->phases(t, phase_base);
         bool at_even_point = options.force_even_in_phase;
         for (Eigen::Index i = 0; i < phase_base.size(); ++i) {
             at_even_point = at_even_point &&
                             std::abs(std::remainder(phase_base[i], 2.0 * std::numbers::pi)) == 0.0;
         }
-        if (at_even_point) {
+        X = x;
+        if (at_even_point && !correct_offset) {
             V = v; // the oscillation of an even force's velocity is odd: zero at phase 0
             return;
         }
-        enslaved_velocity(t, x, v, phase_base);
-        V = v - dv;
+        enslaved_oscillation(t, x, v, phase_base);
+        V = at_even_point ? v : Vector(v - dv);
+        if (correct_offset) {
+            X -= dx;
+        }
     }
 
     void estimate(double t, const Vector& X, const Vector& V, Vector& F) {
@@ -357,17 +435,23 @@ struct HmmForceEstimator::Impl {
             // does not (the force's explicit t is t_n + tau). Velocity-independent forces start
             // from rest (eq. 2.14); velocity-dependent ones from the macro velocity plus its
             // enslaved oscillation, so that the micro-solution is the one with averaged
-            // velocity V.
+            // velocity V. With the offset correction, from X plus its enslaved displacement,
+            // so that the micro-solution oscillates about X.
+            if (from_macro_velocity || correct_offset) {
+                enslaved_oscillation(t, X, V, start_phase);
+            }
             if (from_macro_velocity) {
-                enslaved_velocity(t, X, V, start_phase);
                 start.v = V + dv;
             } else {
                 start.v.setZero();
             }
         } else {
             model->phases(t, phase_base);
-            enslaved_velocity(t, X, V, phase_base); // theta = the model's phases at t
+            enslaved_oscillation(t, X, V, phase_base); // theta = the model's phases at t
             start.v = V + dv;
+        }
+        if (correct_offset) {
+            start.q += dx;
         }
         // micro time tau measured from 0: phases theta_start + omega tau with tau small keep
         // their precision when omega t_n is large (omega = 1e8); the explicit slow time is
@@ -379,11 +463,16 @@ struct HmmForceEstimator::Impl {
         if (fused) {
             sweep_fused();
         } else if (!shake) {
-            force().acceleration(start.t, start.q, start.v, start.x, a);
-            sum += weights[weight_index(0, 1.0)] * a;
-            sweep_unconstrained(1.0);
-            if (!half) {
-                sweep_unconstrained(-1.0);
+            micro_velocity_dependent();
+            if (mean_steps > 0) {
+                // Newton-free correction of the start: shift it by the distance between (X, V)
+                // and the micro-solution's averaged state, and integrate again. The enslaved
+                // start is O(1/omega) off in velocity (the O(1) forces along the oscillation,
+                // the displacement's drift with V); the second micro-solution's averaged
+                // state is (X, V) to O(1/omega^2), so is the averaged force.
+                start.q += X - mean_q;
+                start.v += V - mean_v;
+                micro_velocity_dependent();
             }
         } else {
             sweep_constrained(1.0, half ? 1.0 : 0.5);
@@ -410,6 +499,7 @@ struct HmmForceEstimator::Impl {
     bool from_macro_velocity = false; // velocity-dependent: micro-runs start from V
     bool even_at_start = false;
     bool half = false;
+    bool correct_offset = false;  // HmmOptions::offset_correction, unconstrained models
     double filter_residual = 0.0; // residual_of_filter()
     bool filter_checked = false;  // require_filtered() at the first estimate
     Vector start_phase;           // Algorithm 2's phases at the start of every micro-integration
@@ -420,7 +510,12 @@ struct HmmForceEstimator::Impl {
     std::unique_ptr<Shake<ModelForce>> shake;
     std::unique_ptr<MicroVerlet> fused; // velocity-independent unconstrained forces
     State start, s;
-    Vector a, acc, sum, dv, tmp, tmp_q, theta, phase_base, kappa, lambda;
+    // micro steps per common period for period_means (0: no second micro-integration of
+    // velocity-dependent forces: the offset correction is off or the window is shorter than
+    // two periods)
+    std::size_t mean_steps = 0;
+    Vector mean_q, mean_v, v_half, v_half_next, v_forward, v_backward;
+    Vector a, acc, sum, dv, dx, tmp, tmp_q, theta, phase_base, kappa, lambda;
     Matrix G;
     std::size_t micro = 0, extra_evaluations = 0, estimates = 0;
 };
@@ -469,8 +564,9 @@ std::size_t HmmForceEstimator::force_evaluations() const {
         impl_->fused ? impl_->fused->evaluations() : impl_->force().evaluations();
     return micro + impl_->extra_evaluations;
 }
-void HmmForceEstimator::averaged_velocity(double t, const Vector& x, const Vector& v, Vector& V) {
-    impl_->averaged_velocity(t, x, v, V);
+void HmmForceEstimator::averaged_state(double t, const Vector& x, const Vector& v, Vector& X,
+                                       Vector& V) {
+    impl_->averaged_state(t, x, v, X, V);
 }
 std::size_t HmmForceEstimator::estimates() const {
     return impl_->estimates;
@@ -509,8 +605,9 @@ void HmmIntegrator::start(State& s) {
     steps_ = static_cast<std::size_t>(rounded);
     step_ = 0;
     s.lambda.setZero();
-    // the macro state starts from the averaged velocity of the given true state
-    estimator_.averaged_velocity(s.t, s.q, s.v, tmp_);
+    // the macro state starts from the averaged state of the given true state
+    estimator_.averaged_state(s.t, s.q, s.v, X_next_, tmp_);
+    s.q = X_next_;
     s.v = tmp_;
     estimator_.estimate(s.t, s.q, s.v, F_);
     if (options_.macro == HmmMacro::shake) {

@@ -25,6 +25,7 @@
 
 #include "runtime/integrators/rattle.hpp"
 #include "runtime/integrators/rk4.hpp"
+#include "runtime/multiscale/applicability.hpp"
 #include "runtime/multiscale/common_period.hpp"
 #include "runtime/multiscale/hmm.hpp"
 #include "runtime/multiscale/stiff_hmm.hpp"
@@ -167,6 +168,8 @@ TEST_CASE("multiscale methods agree with direct integration on random vibrated m
           "them for a documented reason",
           "[multiscale][crossvalidation]") {
     std::map<std::string, std::size_t> accepted, refused;
+    // the models of each method's documented class (docs/methods.md) and how many it accepted
+    std::map<std::string, std::size_t> in_class, accepted_in_class;
     std::map<std::string, double> worst; // the largest error / tolerance seen
     const std::size_t count = model_count();
     for (std::uint64_t seed = 1; seed <= count; ++seed) {
@@ -218,6 +221,23 @@ TEST_CASE("multiscale methods agree with direct integration on random vibrated m
             o.micro_steps_per_period = 64;
             o.force_even_in_phase = m.compiled.force_even_in_all_phases();
             const Outcome out = attempt([&] { return hmm_error(m, ref, o); });
+            // the class: commensurate, no first-order states, no damper with constraints, the
+            // asynchronous algorithm with constraints, and
+            // for simple filtering a force even in the phase with an even start; the 10-period
+            // kernel may refuse by design (an O(omega) force it does not filter out)
+            const bool damped = std::find(generated.features.begin(), generated.features.end(),
+                                          "damping") != generated.features.end();
+            Vector start_phase;
+            asynchronous_start_phase(m.model, start_phase);
+            const bool member = !generated.incommensurate && !generated.states &&
+                                !(constrained && damped) && v.window == 0.0 &&
+                                !(constrained && v.algorithm == HmmAlgorithm::synchronous) &&
+                                (v.filter != FilterKind::simple ||
+                                 (o.force_even_in_phase && start_phase.isZero(0.0)));
+            if (member) {
+                ++in_class[v.name];
+                accepted_in_class[v.name] += out.refused ? 0 : 1;
+            }
             INFO(v.name << ": "
                         << (out.refused ? out.reason : "error " + std::to_string(out.error)));
             if (out.refused) {
@@ -249,6 +269,10 @@ TEST_CASE("multiscale methods agree with direct integration on random vibrated m
         so.t_end = static_cast<double>(macro_steps) * H;
         so.micro_steps_per_period = static_cast<std::size_t>(40 * fastest);
         const Outcome out = attempt([&] { return strobo_error(m, ref, so); });
+        if (!generated.incommensurate) {
+            ++in_class["strobo"];
+            accepted_in_class["strobo"] += out.refused ? 0 : 1;
+        }
         INFO("strobo: " << (out.refused ? out.reason : "error " + std::to_string(out.error)));
         if (out.refused) {
             CHECK(documented(out.reason));
@@ -268,8 +292,13 @@ TEST_CASE("multiscale methods agree with direct integration on random vibrated m
         WARN(name << ": " << n << " accepted (largest error " << worst[name]
                   << " of the tolerance), " << refused[name] << " refused");
     }
-    // the suite exercises every method on accepted models
-    CHECK(accepted.size() >= 4);
+    // every method accepts at least 80 % of the models of its documented class (a method that
+    // refused everything would pass the error checks)
+    for (const auto& [name, n] : in_class) {
+        INFO(name << ": " << accepted_in_class[name] << " of " << n << " models of its class");
+        CHECK(static_cast<double>(accepted_in_class[name]) >= 0.8 * static_cast<double>(n));
+    }
+    CHECK(in_class.size() >= 5);
 }
 
 namespace {

@@ -100,13 +100,44 @@ grid.
   pendulum it is exactly l^-1 vmax sin(theta_n) sin Q_n). Micro time is measured from t_n
   (phase theta_n + omega tau), which keeps the phase accurate at omega t_n ~ 1e8. Unconstrained
   models only.
-- **Filters (`--filter exp|simple`, `--window P`).** Exponential kernel
+- **Filters (`--filter exp|simple|spline`, `--window P`).** Exponential kernel
   K(xi) = C exp(5/(xi^2 - 1)), C computed numerically (default window 40 periods); simple
   filtering (eq. 2.16): K = 1/2 over exactly one period, so half a period is integrated per
   force when the force is even; it needs that evenness (eq. 2.17), so it is refused for the
   synchronous algorithm and for forces not shown even. A kernel that would leave more than
   3e-3 of the fast force unfiltered (a short exponential window at large omega) is a
   numerical failure at the first estimate, not a wrong answer.
+  `--filter spline` (not in the paper): the quadratic B-spline, three one-period boxes
+  convolved, over exactly three periods. Its Fourier transform sinc^3 vanishes at every
+  harmonic of the period, so with a whole number of micro steps per period (made even) it
+  removes the harmonics exactly, like simple filtering, but it is C^1: slowly modulated
+  oscillations of either parity are divided by omega^3 (no evenness needed, any algorithm).
+  What it computes is the second difference, step one period, of the micro-solution's
+  one-period mean positions at -T, 0, T: the averaged acceleration to O(1/omega^2). Simple
+  filtering computes (v(T/2) - v(-T/2))/T, which keeps an O(1/omega) term of the fast
+  oscillation's slowly changing amplitude (the paper's Table 2.3 shows it: 5.2e-3 at
+  omega = 1e4, 6.7e-3 at 1e6 and 1e8).
+- **Offset correction (`HmmOptions::offset_correction`, on with the spline and exponential
+  filters, off in `mdl reproduce`).** A micro-integration started at q = X_n oscillates about
+  X_n - xi, not X_n (xi = the enslaved displacement of eq. (3.6), O(vmax/omega)), and the
+  given start x_0 is not the averaged start. So the micro-integrations start at X_n + dx and the
+  macro state at X_0 = x_0 - dx, dx = -sum_k A_k/(k omega)^2 from the cosine coefficients A_k of
+  the same 16 samples per period as the enslaved velocity. For velocity-dependent forces
+  (dampers, friction, M(q)'s velocity terms) the enslaved start is still O(1/omega) off in
+  velocity (the O(1) forces along the oscillation, the displacement's drift with V): the
+  micro-integration is repeated once from its start shifted by the difference between (X_n, V_n)
+  and the first micro-solution's averaged state (its position's mean over the central period,
+  its velocity's hat-weighted mean over the central two periods), at twice the micro cost. The
+  velocity-dependent micro sweep filters symmetric accelerations (v_{k+1/2} - v_{k-1/2})/h,
+  second order in h (Verlet's a(q_k, v_{k-1/2}) alone biases the average by O(h)).
+  Why it matters: `tests/multiscale/hmm_mass_matrix_test.cpp`, an inverted double pendulum
+  in joint angles (M(q)) at omega = 1e4, t = 1, whose averaged motion amplifies a 1e-3 shift
+  of the start into 0.07 at t = 1: with the simple filter hmm converged to q1(1) = 0.165,
+  q2(1) = 0.62 for the averaged 0.103, 0.79 (and the direct 0.1027); with `--filter spline`
+  q1(1) = 0.068, 0.097, 0.1023 at H = 1/320, 1/640, 1/1280 (order 2). The averaged force was
+  right all along (the Kapitza force of M(q), U_eff = U + vmax^2/4 w^T M^-1 w, to 1e-5 at four
+  states with velocities): the micro-integration from the macro velocity integrates Lagrange's
+  velocity terms along the fast oscillation.
 - **Macro-integrators.** `hmm`: Verlet in the leap-frog form P_{1/2} = P_0 + H/2 F_0,
   P_{n+1/2} = P_{n-1/2} + H F_n, Q_{n+1} = Q_n + H P_{n+1/2}. `hmm-shake` (SHAKE-SHAKE,
   Sect. 4.2): SHAKE in position-velocity form with the averaged total force, the macro
