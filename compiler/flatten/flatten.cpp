@@ -1441,6 +1441,11 @@ private:
             out.type = {p.type.text, s.map(p.type.range)};
             out.name = {std::move(flat), s.map(p.name.range)};
             out.value = std::move(value);
+            for (const auto& m : p.modifiers) { // unit = "m": the same for every element
+                if (auto x = element_of(m, s, env, 0, false, 0)) {
+                    out.modifiers.push_back(std::move(*x));
+                }
+            }
             out.description = p.description;
             out.range = s.map(p.range);
             out_.model.parameters.push_back(std::move(out));
