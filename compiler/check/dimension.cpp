@@ -4,32 +4,63 @@
 #include <cmath>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <numeric>
 #include <vector>
 
 namespace mdl::check {
 
-Rational::Rational(std::int64_t n, std::int64_t d) {
+namespace {
+
+__extension__ typedef __int128 Wide; // no overflow in products of 64-bit exponents
+
+Wide gcd(Wide a, Wide b) {
+    a = a < 0 ? -a : a;
+    while (b != 0) {
+        Wide t = a % b;
+        a = b;
+        b = t < 0 ? -t : t;
+    }
+    return a;
+}
+
+// n/d in lowest terms, computed wide; exponents beyond 10^15 (only absurd towers of powers
+// reach them) are clamped, so no arithmetic overflows.
+Rational reduced(Wide n, Wide d) {
+    if (d == 0) {
+        d = 1;
+    }
     if (d < 0) {
         n = -n;
         d = -d;
     }
-    std::int64_t g = std::gcd(n, d);
-    num = g > 1 ? n / g : n;
-    den = g > 1 ? d / g : d;
+    const Wide g = gcd(n, d);
+    if (g > 1) {
+        n /= g;
+        d /= g;
+    }
+    constexpr Wide limit = 1'000'000'000'000'000;
+    Rational r;
+    r.num = static_cast<std::int64_t>(n > limit ? limit : n < -limit ? -limit : n);
+    r.den = static_cast<std::int64_t>(d > limit ? limit : d);
+    return r;
+}
+
+} // namespace
+
+Rational::Rational(std::int64_t n, std::int64_t d) {
+    *this = reduced(n, d);
 }
 
 Rational operator+(Rational a, Rational b) {
-    return {a.num * b.den + b.num * a.den, a.den * b.den};
+    return reduced(Wide(a.num) * b.den + Wide(b.num) * a.den, Wide(a.den) * b.den);
 }
 Rational operator-(Rational a, Rational b) {
     return a + (-b);
 }
 Rational operator*(Rational a, Rational b) {
-    return {a.num * b.num, a.den * b.den};
+    return reduced(Wide(a.num) * b.num, Wide(a.den) * b.den);
 }
 Rational operator/(Rational a, Rational b) {
-    return {a.num * b.den, a.den * b.num};
+    return reduced(Wide(a.num) * b.den, Wide(a.den) * b.num);
 }
 
 std::optional<Rational> to_rational(double x) {

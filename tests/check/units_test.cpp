@@ -178,4 +178,8 @@ end M;
                       "  der(v) = 0;\n"),
                Catch::Contains("6:35: error: the two sides of '>' have different units: m and "
                                "s"));
+    // a tower of powers: exponents clamped, no overflow (the fuzzers run under UBSan)
+    CHECK_THAT(errors("  potential U = k*((((b.x^1000000)^1000000)^1000000)^1000000)^(1/7) + "
+                      "k*l^2;\nequation\n  der(v) = 0;\n"),
+               Catch::Contains("error: the two sides of '+' have different units"));
 }
