@@ -258,6 +258,25 @@ std::string CompiledModel::unit(std::string_view name) const {
     if (name == "energy") {
         return "J";
     }
+    for (const std::string_view column :
+         {std::string_view("residual("), std::string_view("lambda(")}) {
+        if (name.size() > column.size() && name.substr(0, column.size()) == column &&
+            name.back() == ')') {
+            // a constraint's residual is in the unit of its sides; its multiplier in J over it
+            // (G^T lambda is a generalized force, G = dg/dq)
+            const auto inner = name.substr(column.size(), name.size() - column.size() - 1);
+            for (std::size_t i = 0; i < m.constraints.size() && i < u.constraints.size(); ++i) {
+                if (m.constraints[i].name != inner || u.constraints[i].empty()) {
+                    continue;
+                }
+                std::string why;
+                const auto d = check::parse_unit(u.constraints[i], why);
+                return column[0] == 'r' || !d ? u.constraints[i]
+                                              : check::to_string(check::joule() / *d);
+            }
+            return "";
+        }
+    }
     if (name.size() > 5 && name.substr(0, 4) == "der(" && name.back() == ')') {
         std::string inner = unit(name.substr(4, name.size() - 5)), why;
         const auto d = inner.empty() ? std::nullopt : check::parse_unit(inner, why);

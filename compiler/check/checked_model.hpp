@@ -265,6 +265,7 @@ struct QuantityUnits {
     std::vector<std::string> velocities; // of positions
     std::vector<std::string> states;
     std::vector<std::string> vibrations;
+    std::vector<std::string> constraints; // of their sides; a multiplier is in J over it
 };
 
 struct CheckedModel {

@@ -468,10 +468,12 @@ private:
             UnitForm l = walk(r.args[0]), rhs = walk(r.args[1]);
             std::string op;
             Range at = operator_before(r.args[1]->range, r.range, op);
-            solver_.equal(l, rhs, at,
-                          fmt::format("the two sides of constraint '{}' have different units: "
-                                      "{{0}} and {{1}}",
-                                      c.name));
+            const bool same =
+                solver_.equal(l, rhs, at,
+                              fmt::format("the two sides of constraint '{}' have different "
+                                          "units: {{0}} and {{1}}",
+                                          c.name));
+            constraint_forms_.push_back(same ? pick(l, rhs) : UnitForm::error());
         }
         for (const Equation& e : m_.equations) {
             const Position& p = m_.positions[e.position];
@@ -571,6 +573,12 @@ private:
         for (std::size_t i = 0; i < m_.vibrations.size(); ++i) {
             u.vibrations.push_back(text(vibration_var_[i], vibration_text_[i]));
         }
+        for (std::size_t i = 0; i < m_.constraints.size(); ++i) {
+            const UnitForm f = i < constraint_forms_.size() ? solver_.resolved(constraint_forms_[i])
+                                                            : UnitForm::error();
+            u.constraints.push_back(f.free() || !f.terms.empty() ? std::string()
+                                                                 : to_string(f.known));
+        }
     }
 
     const ast::Model& flat_;
@@ -581,6 +589,7 @@ private:
     std::vector<std::uint32_t> parameter_var_, position_var_, state_var_, vibration_var_;
     std::vector<std::string> parameter_text_, position_text_, state_text_, vibration_text_;
     std::map<std::uint32_t, UnitForm> equation_mass_;
+    std::vector<UnitForm> constraint_forms_; // by constraint
     std::unordered_map<const Expr*, UnitForm> memo_;
 };
 
