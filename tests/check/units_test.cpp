@@ -120,7 +120,7 @@ end Infer;
     CHECK(c.model->units.velocities.at(0) == "m/s");
 }
 
-TEST_CASE("a model that declares no unit is not checked; --units checks it and warns") {
+TEST_CASE("a model that declares no unit is not checked, and --units checks it and warns") {
     const std::string nondimensional = R"(model Scaled
   parameter Real w = 2;
   coordinate q(start = 1);
