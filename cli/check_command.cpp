@@ -38,6 +38,7 @@ std::string multiscale_section(const check::CheckedModel& model, const source::S
 struct CheckOptions {
     std::vector<std::string> files;
     bool quiet = false;
+    bool units = false;
     ModelOptions model; // -p (Integer parameters), --library, --no-cache
 };
 } // namespace
@@ -49,6 +50,9 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
                                                 "fast scale) or their errors");
     cmd->add_option("files", options->files, "Model files (.mdl)")->required();
     cmd->add_flag("-q,--quiet", options->quiet, "Print only diagnostics");
+    cmd->add_flag("--units", options->units,
+                  "Check units even in a model that declares none, and warn about every "
+                  "parameter, coordinate, state and vibration whose unit is not determined");
     add_model_options(cmd, options->model);
     return [options, &global]() {
         int status = 0;
@@ -64,6 +68,7 @@ std::function<int()> add_check_command(CLI::App& app, const GlobalOptions& globa
             source::Diagnostics diagnostics(*file);
             check::FrontEndOptions front_end;
             front_end.library_paths = options->model.library_paths;
+            front_end.require_units = options->units;
             CompileOptions compilation;
             try {
                 compilation = compile_options(options->model);

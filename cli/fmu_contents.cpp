@@ -309,6 +309,10 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
         c.variables.push_back(rate);
     }
 
+    for (const FmuVariable& v : c.variables) {
+        c.units.push_back(compiled.unit(v.name));
+    }
+
     ObjectOptions object;
     object.cpu = o.cpu;
     object.prefix = "mdl_fmu_" + c.model_identifier;

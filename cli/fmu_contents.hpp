@@ -36,6 +36,8 @@ struct FmuContents {
     // Real variables in value-reference order: positions, velocities, states (outputs), the
     // parameters, then the accelerations and state rates (fmu_model.h lists the ranges).
     std::vector<FmuVariable> variables;
+    // the unit of each variable ("m", "rad/s"; "" where not known): unit= and <UnitDefinitions>
+    std::vector<std::string> units;
     std::size_t positions = 0, states = 0, outputs = 0, parameters = 0;
     // Model Exchange too (unconstrained models: an ODE in the continuous states q, v, x)
     bool model_exchange = false;

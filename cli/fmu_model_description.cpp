@@ -1,7 +1,10 @@
 #include "fmu_model_description.hpp"
 
+#include "check/dimension.hpp"
+
 #include <cstdint>
 #include <fmt/format.h>
+#include <set>
 #include <vector>
 
 namespace mdl::cli {
@@ -38,6 +41,36 @@ std::uint64_t fnv1a(const std::string& bytes, std::uint64_t hash) {
         hash *= 0x100000001b3ULL;
     }
     return hash;
+}
+
+// <UnitDefinitions> (FMI 2.0, section 2.2.2): each unit the variables use, with its SI base
+// units; a unit with a fractional exponent has no BaseUnit form and is left out.
+std::string unit_definitions(const FmuContents& c, std::set<std::string>& defined) {
+    static const char* const base[] = {"kg", "m", "s", "A", "K", "mol", "cd", "rad"};
+    std::string x;
+    for (const std::string& unit : c.units) {
+        std::string why;
+        const auto d =
+            unit.empty() || defined.count(unit) ? std::nullopt : check::parse_unit(unit, why);
+        if (!d) {
+            continue;
+        }
+        std::string attributes;
+        bool whole = true;
+        for (std::size_t i = 0; i < check::Dimension::count; ++i) {
+            const check::Rational e = d->exponent[i];
+            whole = whole && e.den == 1;
+            if (!e.zero()) {
+                attributes += fmt::format(" {}=\"{}\"", base[i], e.num);
+            }
+        }
+        if (whole) {
+            defined.insert(unit);
+            x += fmt::format("    <Unit name=\"{}\"><BaseUnit{}/></Unit>\n", escape(unit),
+                             attributes);
+        }
+    }
+    return x.empty() ? x : "  <UnitDefinitions>\n" + x + "  </UnitDefinitions>\n";
 }
 
 } // namespace
@@ -80,6 +113,8 @@ std::string model_description_xml(const FmuContents& c) {
                          "    providesDirectionalDerivative=\"{}\"/>\n",
                          escape(c.model_identifier), c.directional_derivatives);
     }
+    std::set<std::string> units;
+    x += unit_definitions(c, units);
     x += "  <LogCategories>\n"
          "    <Category name=\"logError\" description=\"errors: wrong calls, numerical "
          "failures\"/>\n"
@@ -105,8 +140,11 @@ std::string model_description_xml(const FmuContents& c) {
         }
         x += fmt::format(" causality=\"{}\" variability=\"{}\" initial=\"{}\">\n", v.causality,
                          v.variability, v.calculated ? "calculated" : "exact");
-        const std::string derivative =
+        std::string derivative =
             v.derivative_of != 0 ? fmt::format(" derivative=\"{}\"", v.derivative_of) : "";
+        if (i < c.units.size() && units.count(c.units[i])) {
+            derivative = fmt::format(" unit=\"{}\"", escape(c.units[i])) + derivative;
+        }
         if (v.calculated) {
             x += fmt::format("      <Real{}/>\n", derivative);
         } else {

@@ -32,6 +32,7 @@ struct RunOptions {
     SimulationSettings simulation;
     std::vector<std::string> parameters; // name=value
     std::string output;                  // empty: stdout
+    std::string units_file;              // --units-file: column,unit for each CSV column
     bool quiet = false;
 };
 
@@ -48,6 +49,24 @@ void keep_complete_rows(const std::string& path, std::size_t bytes) {
 // Where the CSV goes, as messages name it.
 std::string output_name(const RunOptions& o) {
     return o.output.empty() ? "standard output" : o.output;
+}
+
+// The sidecar of --units-file: a CSV "column,unit" with one row per column of the output, in
+// its order ("" where the unit is not known), so the trajectory's CSV keeps one header line.
+void write_units(const std::string& path, const CompiledModel& compiled,
+                 const std::vector<std::string>& columns) {
+    std::ofstream units(path);
+    const auto quoted = [](const std::string& s) {
+        return s.find_first_of(",\"") == std::string::npos ? s : "\"" + s + "\"";
+    };
+    units << "column,unit\n";
+    for (const std::string& c : columns) {
+        units << quoted(c) << "," << compiled.unit(c) << "\n";
+    }
+    units.close();
+    if (!units) {
+        throw std::invalid_argument(fmt::format("--units-file: cannot write '{}'", path));
+    }
 }
 
 int run(const RunOptions& o) {
@@ -85,6 +104,13 @@ int run(const RunOptions& o) {
         return interruption_signal() == 0;
     };
     const OutputLayout layout = output_layout(compiled);
+    if (!o.units_file.empty()) {
+        std::vector<std::string> columns = layout.columns;
+        if (layout.events) {
+            columns.emplace_back("event");
+        }
+        write_units(o.units_file, compiled, columns);
+    }
     runtime::CsvWriter csv(*out, layout.columns, layout.events);
     double last_row = 0.0; // the time of the last row written
     bool warned = false;
@@ -142,6 +168,9 @@ std::function<int()> add_run_command(CLI::App& app) {
     cmd->add_option("-p,--parameter", o->parameters, "Override a parameter: -p omega=1e6")
         ->allow_extra_args(false);
     cmd->add_option("-o,--output", o->output, "CSV file to write (default: standard output)");
+    cmd->add_option("--units-file", o->units_file,
+                    "Also write the unit of each CSV column to this file, as CSV lines "
+                    "'column,unit' (empty where the model does not determine it)");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
     return [o]() {
         catch_interruptions();

@@ -223,6 +223,8 @@ PYBIND11_MODULE(_mdl, m) {
         .def_property_readonly("constraint_names", &mdl::CompiledModel::constraint_names)
         .def_property_readonly("vibration_names", &mdl::CompiledModel::vibration_names)
         .def_property_readonly("parameter_names", &mdl::CompiledModel::parameter_names)
+        .def("unit",
+             [](const mdl::CompiledModel& c, const std::string& name) { return c.unit(name); })
         .def("parameter",
              [](const mdl::CompiledModel& c, const std::string& name) { return c.parameter(name); })
         .def("set_parameter", [](mdl::CompiledModel& c, const std::string& name,

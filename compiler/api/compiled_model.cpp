@@ -2,6 +2,7 @@
 
 #include "c_header.hpp"
 #include "check/checker.hpp"
+#include "check/dimension.hpp"
 #include "check/evaluate.hpp"
 #include "check/fast_scales.hpp"
 #include "check/front_end.hpp"
@@ -243,6 +244,66 @@ const std::vector<std::string>& CompiledModel::vibration_names() const {
 }
 const std::vector<std::string>& CompiledModel::parameter_names() const {
     return state_->parameter_names;
+}
+
+std::string CompiledModel::unit(std::string_view name) const {
+    const check::CheckedModel& m = state_->checked;
+    const check::QuantityUnits& u = m.units;
+    if (u.parameters.empty() && u.positions.empty() && u.states.empty()) {
+        return ""; // not checked for units
+    }
+    if (name == "time") {
+        return "s";
+    }
+    if (name == "energy") {
+        return "J";
+    }
+    for (const std::string_view column :
+         {std::string_view("residual("), std::string_view("lambda(")}) {
+        if (name.size() > column.size() && name.substr(0, column.size()) == column &&
+            name.back() == ')') {
+            // a constraint's residual is in the unit of its sides; its multiplier in J over it
+            // (G^T lambda is a generalized force, G = dg/dq)
+            const auto inner = name.substr(column.size(), name.size() - column.size() - 1);
+            for (std::size_t i = 0; i < m.constraints.size() && i < u.constraints.size(); ++i) {
+                if (m.constraints[i].name != inner || u.constraints[i].empty()) {
+                    continue;
+                }
+                std::string why;
+                const auto d = check::parse_unit(u.constraints[i], why);
+                return column[0] == 'r' || !d ? u.constraints[i]
+                                              : check::to_string(check::joule() / *d);
+            }
+            return "";
+        }
+    }
+    if (name.size() > 5 && name.substr(0, 4) == "der(" && name.back() == ')') {
+        std::string inner = unit(name.substr(4, name.size() - 5)), why;
+        const auto d = inner.empty() ? std::nullopt : check::parse_unit(inner, why);
+        return d ? check::to_string(*d / check::Dimension::of(check::Dimension::s)) : "";
+    }
+    const auto find = [&](const auto& table, const std::vector<std::string>& units,
+                          const auto& name_of) -> std::optional<std::string> {
+        for (std::size_t i = 0; i < table.size() && i < units.size(); ++i) {
+            if (name_of(table[i]) == name) {
+                return units[i];
+            }
+        }
+        return std::nullopt;
+    };
+    const auto named = [](const auto& x) -> const std::string& {
+        return x.name;
+    };
+    for (auto found :
+         {find(m.parameters, u.parameters, named), find(m.positions, u.positions, named),
+          find(m.positions, u.velocities,
+               [](const check::Position& p) -> const std::string& { return p.velocity_name; }),
+          find(m.states, u.states, named), find(m.vibrations, u.vibrations, named)}) {
+        if (found) {
+            return *found;
+        }
+    }
+    return "";
 }
 
 std::span<const double> CompiledModel::parameters() const {

@@ -36,7 +36,6 @@ enum class Function {
 };
 const char* to_string(Function f);
 
-
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
@@ -257,6 +256,18 @@ struct StructuralParameter {
     bool overridden = false; // set by a -p override rather than the model
 };
 
+// The unit of each quantity, declared or inferred ("m", "N/m", "rad/s"), by the index of the
+// quantity in its table; "" where it is not known. Empty tables when the model was not checked
+// for units (it declares none; check/units.hpp).
+struct QuantityUnits {
+    std::vector<std::string> parameters;
+    std::vector<std::string> positions;
+    std::vector<std::string> velocities; // of positions
+    std::vector<std::string> states;
+    std::vector<std::string> vibrations;
+    std::vector<std::string> constraints; // of their sides; a multiplier is in J over it
+};
+
 struct CheckedModel {
     std::string name;
     std::string description;
@@ -282,6 +293,7 @@ struct CheckedModel {
     std::map<std::string, ExperimentSetting> experiment;
     std::vector<FastScale> fast_scales;
     std::vector<StructuralParameter> structural;
+    QuantityUnits units;
 
     std::vector<double> default_parameters() const;
 };

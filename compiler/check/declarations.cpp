@@ -21,6 +21,10 @@ Checker::Modifiers Checker::modifiers_of(const ast::Component& c,
         }
         const ast::Modifier& m = *a.modifier;
         const std::string& n = m.name.text;
+        if (n == "unit" && !m.nested &&
+            (c.kind == ComponentKind::coordinate || c.kind == ComponentKind::real)) {
+            continue; // read and checked by check_units (check/units.hpp)
+        }
         bool is_value = std::find(allowed.begin(), allowed.end(), n) != allowed.end();
         bool is_nested = std::find(nested.begin(), nested.end(), n) != nested.end();
         if (!is_value && !is_nested) {
@@ -789,6 +793,9 @@ void Checker::check_vibration(const ast::Component& c, std::uint32_t index) {
     v.range = c.name.range;
     const ast::Modifier* phase = nullptr;
     for (const auto& a : c.arguments) {
+        if (a.modifier && a.modifier->name.text == "unit" && !a.modifier->nested) {
+            continue; // read and checked by check_units (check/units.hpp)
+        }
         if (!a.modifier || a.modifier->nested || a.modifier->text || phase) {
             d_.error(a.range, fmt::format("vibration '{}' takes one argument, its phase: "
                                           "'vibration {}(theta = omega*time) = ...'",

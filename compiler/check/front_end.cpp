@@ -1,6 +1,7 @@
 #include "check/front_end.hpp"
 
 #include "check/checker.hpp"
+#include "check/units.hpp"
 #include "flatten/flatten.hpp"
 #include "flatten/model_library.hpp"
 #include "parse/parser.hpp"
@@ -24,6 +25,11 @@ std::optional<CheckedModel> check_file(const source::SourceFile& file,
     }
     auto checked = check_model(flat->model, diagnostics);
     if (!checked) {
+        return std::nullopt;
+    }
+    UnitOptions units;
+    units.require = options.require_units;
+    if (!check_units(flat->model, *checked, diagnostics, units)) {
         return std::nullopt;
     }
     for (const auto& s : flat->structural) {

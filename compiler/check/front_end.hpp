@@ -19,6 +19,9 @@ struct FrontEndOptions {
     std::vector<std::pair<std::string, double>> overrides;
     // Folders searched for component models after the using file's own folder (then MDL_PATH).
     std::vector<std::string> library_paths;
+    // Check units even when the model declares none, and warn about every quantity whose unit
+    // stays undetermined (mdl check --units; check/units.hpp).
+    bool require_units = false;
 };
 
 // The checked model of `file`'s last model, or nullopt after reporting every error to

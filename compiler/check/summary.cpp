@@ -108,16 +108,26 @@ std::string summary(const CheckedModel& m) {
     std::string out =
         fmt::format("model {}{}\n", m.name, m.description.empty() ? "" : ": " + m.description);
 
+    // " unit m/s" when the model was checked for units and this one is known (check/units.hpp)
+    auto unit = [](const std::vector<std::string>& units, std::size_t i) {
+        return i < units.size() && !units[i].empty() ? " unit " + units[i] : std::string();
+    };
     out += fmt::format("  positions ({}):\n", m.positions.size());
-    for (const auto& p : m.positions) {
+    for (std::size_t i = 0; i < m.positions.size(); ++i) {
+        const auto& p = m.positions[i];
         const std::string mass = p.kinetic ? "kinetic" : fmt::format("{:g}", num(p.mass));
-        out += fmt::format("    {:<12} mass {:<10} start {:<10g} velocity {:g}\n", p.name, mass,
-                           num(p.start), num(p.velocity_start));
+        std::string units = unit(m.units.positions, i);
+        if (!units.empty() && !m.units.velocities[i].empty()) {
+            units += ", velocity " + m.units.velocities[i];
+        }
+        out += fmt::format("    {:<12} mass {:<10} start {:<10g} velocity {:g}{}\n", p.name, mass,
+                           num(p.start), num(p.velocity_start), units);
     }
     if (!m.states.empty()) {
         out += fmt::format("  first-order states ({}):\n", m.states.size());
-        for (const auto& s : m.states) {
-            out += fmt::format("    {:<12} start {:g}\n", s.name, num(s.start));
+        for (std::size_t i = 0; i < m.states.size(); ++i) {
+            out += fmt::format("    {:<12} start {:g}{}\n", m.states[i].name,
+                               num(m.states[i].start), unit(m.units.states, i));
         }
     }
     if (!m.bodies.empty()) {
@@ -150,9 +160,14 @@ std::string summary(const CheckedModel& m) {
         out += fmt::format("    {}: {} = 0\n", c.name, to_source(*c.residual, m));
     }
     out += fmt::format("  parameters ({}):\n", m.parameters.size());
-    for (const auto& p : m.parameters) {
+    for (std::size_t i = 0; i < m.parameters.size(); ++i) {
+        const auto& p = m.parameters[i];
         std::string line =
-            fmt::format("    {:<12} = {:<12g} {}", p.name, p.default_value, p.description);
+            m.units.parameters.empty()
+                ? fmt::format("    {:<12} = {:<12g} {}", p.name, p.default_value, p.description)
+                : fmt::format("    {:<12} = {:<12g} {:<8} {}", p.name, p.default_value,
+                              m.units.parameters[i].empty() ? "?" : m.units.parameters[i],
+                              p.description);
         out += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     }
     if (!m.structural.empty()) {

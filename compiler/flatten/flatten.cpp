@@ -890,6 +890,104 @@ private:
         return out;
     }
 
+    // ---- Conditions known when the model is flattened -----------------------------------------
+
+    // The value of an expression of numbers, loop variables and Integer parameters, or nullopt
+    // (without a diagnostic) when it depends on anything else: Real parameters, positions, time.
+    std::optional<double> static_value(const ast::Expr& e, Scope& s, const Env& env) {
+        if (auto n = e.as<ast::Number>()) {
+            return n->value;
+        }
+        if (auto r = e.as<ast::NameRef>()) {
+            if (r->parts.size() != 1 || r->subscripted()) {
+                return std::nullopt;
+            }
+            const std::string& head = r->parts[0].text;
+            if (const long long* v = lookup(env, head)) {
+                return static_cast<double>(*v);
+            }
+            if (s.integers.count(head)) {
+                auto v = integer_parameter(s, head);
+                return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+            }
+            return std::nullopt;
+        }
+        if (auto u = e.as<ast::Negate>()) {
+            auto v = static_value(*u->operand, s, env);
+            return v ? std::optional<double>(-*v) : std::nullopt;
+        }
+        auto b = e.as<ast::Binary>();
+        if (!b) {
+            return std::nullopt;
+        }
+        auto l = static_value(*b->lhs, s, env);
+        auto r = l ? static_value(*b->rhs, s, env) : std::nullopt;
+        if (!r) {
+            return std::nullopt;
+        }
+        switch (b->op) {
+        case ast::BinaryOp::add:
+            return *l + *r;
+        case ast::BinaryOp::sub:
+            return *l - *r;
+        case ast::BinaryOp::mul:
+            return *l * *r;
+        case ast::BinaryOp::div:
+            return *l / *r;
+        case ast::BinaryOp::pow:
+            return std::pow(*l, *r);
+        default:
+            return std::nullopt;
+        }
+    }
+
+    // Whether a condition holds, when it is known now; nullopt when it is decided at run time.
+    std::optional<bool> static_condition(const ast::Expr& e, Scope& s, const Env& env) {
+        if (auto b = e.as<ast::Boolean>()) {
+            return b->value;
+        }
+        if (auto n = e.as<ast::Not>()) {
+            auto v = static_condition(*n->operand, s, env);
+            return v ? std::optional<bool>(!*v) : std::nullopt;
+        }
+        auto b = e.as<ast::Binary>();
+        if (!b) {
+            return std::nullopt;
+        }
+        using Op = ast::BinaryOp;
+        if (b->op == Op::logical_and || b->op == Op::logical_or) {
+            auto l = static_condition(*b->lhs, s, env);
+            auto r = l ? static_condition(*b->rhs, s, env) : std::nullopt;
+            if (!r) {
+                return std::nullopt;
+            }
+            return b->op == Op::logical_and ? *l && *r : *l || *r;
+        }
+        if (b->op != Op::lt && b->op != Op::le && b->op != Op::gt && b->op != Op::ge &&
+            b->op != Op::eq && b->op != Op::ne) {
+            return std::nullopt;
+        }
+        auto l = static_value(*b->lhs, s, env);
+        auto r = l ? static_value(*b->rhs, s, env) : std::nullopt;
+        if (!r) {
+            return std::nullopt;
+        }
+        switch (b->op) {
+        case Op::lt:
+            return *l < *r;
+        case Op::le:
+            return *l <= *r;
+        case Op::gt:
+            return *l > *r;
+        case Op::ge:
+            return *l >= *r;
+        case Op::eq:
+            return *l == *r;
+        default:
+            return *l != *r;
+        }
+    }
+
     // ---- Renaming expressions into the flat model ------------------------------------------
 
     ast::ExprPtr rename(const ast::Expr& e, Scope& s, const Env& env) {
@@ -921,8 +1019,21 @@ private:
                 make(range, ast::Binary{b->op, std::move(l), std::move(r), s.map(b->op_range)}));
         }
         if (auto f = e.as<ast::If>()) {
+            // A condition known now (loop variables, Integer parameters, numbers) selects its
+            // branch here: the branches not taken are parsed but not flattened, so
+            // `if i > 1 then q[i-1] else 0` is no error at i = 1.
             ast::If out;
             for (const auto& [c, v] : f->branches) {
+                if (auto known = static_condition(*c, s, env)) {
+                    if (!*known) {
+                        continue;
+                    }
+                    if (out.branches.empty()) {
+                        return rename(*v, s, env);
+                    }
+                    out.otherwise = rename(*v, s, env);
+                    return out.otherwise ? finish(make(range, std::move(out))) : nullptr;
+                }
                 auto rc = rename(*c, s, env);
                 auto rv = rename(*v, s, env);
                 if (!rc || !rv) {
@@ -933,6 +1044,9 @@ private:
             out.otherwise = rename(*f->otherwise, s, env);
             if (!out.otherwise) {
                 return nullptr;
+            }
+            if (out.branches.empty()) {
+                return std::move(out.otherwise);
             }
             return finish(make(range, std::move(out)));
         }
@@ -1327,6 +1441,11 @@ private:
             out.type = {p.type.text, s.map(p.type.range)};
             out.name = {std::move(flat), s.map(p.name.range)};
             out.value = std::move(value);
+            for (const auto& m : p.modifiers) { // unit = "m": the same for every element
+                if (auto x = element_of(m, s, env, 0, false, 0)) {
+                    out.modifiers.push_back(std::move(*x));
+                }
+            }
             out.description = p.description;
             out.range = s.map(p.range);
             out_.model.parameters.push_back(std::move(out));

@@ -149,6 +149,7 @@ struct Parameter {
     Identifier type;
     Identifier name;
     std::vector<ExprPtr> subscripts; // parameter Real k[3]: the sizes
+    std::vector<Modifier> modifiers; // parameter Real l(unit = "m"): its attributes
     ExprPtr value;
     std::optional<std::string> description;
     Range range;

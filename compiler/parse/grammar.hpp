@@ -188,7 +188,11 @@ struct instance : seq<instance_type, ws, instance_item, star<ws, one<','>, ws, m
 
 struct type_name : identifier {}; // checked later: Real or Integer
 struct parameter_value : if_must<one<'='>, ws, operand> {};
-struct parameter_item : seq<decl_name, ws, opt<parameter_value>, ws, opt<description>> {};
+// parameter Real l(unit = "m") = 0.2: modifiers of the parameter, as in Modelica.
+struct parameter_modifiers : if_must<one<'('>, ws, modifier_list, ws, close_paren> {};
+struct parameter_item
+    : seq<decl_name, ws, opt<parameter_modifiers>, ws, opt<parameter_value>, ws, opt<description>> {
+};
 struct parameter : if_must<kw_parameter, ws, type_name, ws, parameter_item,
                            star<ws, one<','>, ws, must<parameter_item>>, semicolon> {};
 

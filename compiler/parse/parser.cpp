@@ -75,8 +75,8 @@ using selector = pegtl::parse_tree::selector<
         g::vector_literal, g::for_iterator, g::iterator_name, g::range_expr, g::range_bound,
         g::string_literal, g::each_mark, g::value_modifier, g::nested_modifier, g::component_kind,
         g::decl_name, g::component_args, g::component_value, g::fast_mark, g::description,
-        g::type_name, g::parameter_item, g::parameter_value, g::parameter, g::component,
-        g::instance, g::instance_type, g::instance_item, g::constraint, g::annotation,
+        g::type_name, g::parameter_item, g::parameter_modifiers, g::parameter_value, g::parameter,
+        g::component, g::instance, g::instance_type, g::instance_item, g::constraint, g::annotation,
         g::for_header, g::end_for, g::equation, g::model_name, g::end_name, g::paren_expr,
         g::when_clause, g::when_branch, g::reinit_statement, g::terminate_statement,
         g::terminate_message, g::impact_statement, g::impact_name>>;
@@ -466,6 +466,10 @@ public:
                 const Node& part = *item.children[j];
                 if (part.is_type<g::parameter_value>()) {
                     p.value = expr(*part.children[0]);
+                } else if (part.is_type<g::parameter_modifiers>()) {
+                    for (const auto& m : part.children) {
+                        p.modifiers.push_back(modifier(*m));
+                    }
                 } else {
                     p.description = unquote(part);
                 }

@@ -102,11 +102,14 @@ class Result:
     ``t`` (rows), ``positions``, ``velocities`` (rows x n), ``states`` (rows x k),
     ``residuals``, ``multipliers`` (rows x m, or None without constraints), ``energy`` (rows,
     or None) are NumPy arrays; ``r["q"]``, ``r["der(q)"]``, ``r["lambda(rod)"]`` a column by
-    its CSV name; ``columns`` their names; ``stats`` the cost (steps, force_evaluations, ...);
-    ``to_dict()`` the columns by name (``pandas.DataFrame(r.to_dict())``)."""
+    its CSV name; ``columns`` their names; ``units`` the unit of each column by name ("s", "m",
+    "rad/s"; "" where unknown or when the model declares no units); ``stats`` the cost (steps,
+    force_evaluations, ...); ``to_dict()`` the columns by name
+    (``pandas.DataFrame(r.to_dict())``)."""
 
-    def __init__(self, native):
+    def __init__(self, native, units=None):
         self.columns = native.columns
+        self.units = {name: (units(name) if units else "") for name in self.columns}
         self.stats = native.stats
         arrays = native._take()
         self.t = arrays["t"]
@@ -161,6 +164,11 @@ class Model:
     constraint_names = property(lambda self: self._native.constraint_names)
     vibration_names = property(lambda self: self._native.vibration_names)
 
+    def unit(self, name):
+        """The unit of a parameter, position, velocity, state or column by name ("m", "N/m",
+        "rad/s"), declared or inferred; "" when unknown or the model declares no units."""
+        return self._native.unit(name)
+
     def start(self):
         """The start values (q, v, x) with the current parameters, as NumPy arrays."""
         return self._native.start()
@@ -209,7 +217,7 @@ class Model:
         option left out (or None) falls back to the model's annotation, then to the method's
         default. Raises ``ValueError`` for a bad option and ``NumericalFailure`` when the
         integration fails. The GIL is released while it runs."""
-        return Result(self._native.simulate(method=method, **options))
+        return Result(self._native.simulate(method=method, **options), self._native.unit)
 
     def __repr__(self):
         return f"<mdl.Model {self.name!r}: positions {self.position_names}>"

@@ -49,6 +49,13 @@ def main():
             experiment.get("startTime")):
         fail("no DefaultExperiment with startTime < stopTime")
     variables = root.find("ModelVariables").findall("ScalarVariable")
+    # every unit= names a <Unit> of <UnitDefinitions> (FMI 2.0, section 2.2.2)
+    units = {u.get("name") for u in root.iter("Unit")}
+    for v in variables:
+        real = v.find("Real")
+        if real is not None and real.get("unit") is not None and real.get("unit") not in units:
+            fail("%s has the unit %s, which <UnitDefinitions> does not define" %
+                 (v.get("name"), real.get("unit")))
     references = [v.get("valueReference") for v in variables]
     if len(set(references)) != len(references):
         fail("value references are not unique")

@@ -194,6 +194,11 @@ TEST_CASE("modelDescription.xml is well formed and names the variables, paramete
                           "stepSize=\"0.01\"/>") != std::string::npos);
     CHECK(xml.output.find("description=\"spring constant [N/m]\"") != std::string::npos);
     CHECK(xml.output.find("modelName=\"HarmonicOscillator\"") != std::string::npos);
+    // the declared units, and those of the derivatives (docs/language.md, Units)
+    CHECK(xml.output.find("<Unit name=\"N/m\"><BaseUnit kg=\"1\" s=\"-2\"/></Unit>") !=
+          std::string::npos);
+    CHECK(xml.output.find("<Real start=\"8\" unit=\"N/m\"/>") != std::string::npos);
+    CHECK(xml.output.find("<Real unit=\"m/s2\" derivative=\"2\"/>") != std::string::npos);
     // the same export gives the same GUID; another step another one
     CHECK(export_fmu(oscillator, "description_again", "").guid == fmu.guid);
     CHECK(export_fmu(oscillator, "description_step", "--step 2e-3").guid != fmu.guid);

@@ -24,6 +24,16 @@ class SimulateEqualsCli(unittest.TestCase):
         self.assertEqual(r.stats.method, "hmm")
         self.assertGreater(r.stats.force_evaluations, r.stats.micro_steps)
 
+    def test_results_carry_the_units_of_their_columns(self):
+        m = mdl.compile_file(model("kapitza.mdl"))  # declares its units
+        r = m.simulate(stop=0.05)
+        self.assertEqual(r.units, {"time": "s", "q": "rad", "der(q)": "rad/s"})
+        self.assertEqual(m.unit("vmax"), "m/s")
+        self.assertEqual(m.unit("a"), "m/s2")
+        plain = mdl.compile("model P\n coordinate q(start = 1);\nequation\n"
+                            "  der(der(q)) = -q;\nend P;\n")
+        self.assertEqual(plain.simulate(stop=0.1).units, {"time": "", "q": "", "der(q)": ""})
+
     def test_a_parameter_set_from_python_as_with_dash_p(self):
         columns, expected = cli_rows("kapitza.mdl", ["-p", "omega=1000", "--stop", "0.5"])
         m = mdl.compile_file(model("kapitza.mdl"))

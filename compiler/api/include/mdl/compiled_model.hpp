@@ -141,6 +141,10 @@ public:
     const std::vector<std::string>& constraint_excerpts() const;
     const std::vector<std::string>& vibration_names() const;
     const std::vector<std::string>& parameter_names() const;
+    // The unit of a quantity by its name or CSV column ("b.x", "der(q)", "k", "time",
+    // "der(b.vx)"), declared or inferred by the unit check ("m", "rad/s", "N/m";
+    // docs/language.md, Units); "" when it is not known or the model declares no units.
+    std::string unit(std::string_view name) const;
 
     // Parameters. Setting one fixes it; parameters defined from others (omega = 1/eps) are
     // recomputed from the current values unless they were set themselves. Throws
