@@ -34,6 +34,7 @@ EventTracker::EventTracker(const Model& model, std::string_view method, EventOpt
     counts_.fired.assign(events_.size(), 0);
     counts_.rests.assign(events_.size(), 0);
     counts_.releases.assign(events_.size(), 0);
+    counts_.projections.assign(events_.size(), 0);
 }
 
 void EventTracker::indicators(const State& s, Vector& g) const {
@@ -410,6 +411,39 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
     return fire(fired, simultaneous, before);
 }
 
+double EventTracker::project_impulse(State& s) const {
+    // v+ = v* - W (G W)^-1 G v*, W = M^-1 G^T: the impulsive constraint reactions G^T mu
+    // that leave G v+ = 0 with the least change of kinetic energy (the mass metric)
+    const Eigen::Index n = s.q.size();
+    Matrix G(model_->constraints(), n);
+    model_->constraint_jacobian(s.q, G);
+    Matrix W(n, G.rows());
+    if (model_->mass_constant_diagonal()) {
+        W = model_->inverse_mass().asDiagonal() * G.transpose();
+    } else {
+        Matrix M(n, n);
+        model_->mass_matrix(s.q, M);
+        Eigen::LLT<Matrix> llt;
+        for (Eigen::Index j = 0; j < G.rows(); ++j) {
+            Vector column = G.row(j).transpose();
+            solve_mass_matrix(*model_, s.t, M, llt, column);
+            W.col(j) = column;
+        }
+    }
+    const Eigen::MatrixXd S = G * W;
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(S);
+    const Vector mu = ldlt.solve(G * s.v);
+    const Vector change = W * mu;
+    if (!change.allFinite()) {
+        throw NumericalFailure(FailureKind::singular_constraint_jacobian, method_, s.t,
+                               model_->constraint_name(0),
+                               "the impulse of an event cannot be projected onto the "
+                               "constraints (dependent constraints: G M^-1 G^T is singular)");
+    }
+    s.v -= change;
+    return change.cwiseAbs().maxCoeff();
+}
+
 EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
                                 const std::vector<std::size_t>& simultaneous, const State& before) {
     EventOutcome out;
@@ -442,6 +476,13 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
             out.message = e.terminate_message;
         }
     }
+    if (model_->constrained() && (out.after.v - before.v).cwiseAbs().maxCoeff() > 0.0) {
+        out.impulse = project_impulse(out.after);
+        for (std::size_t k : fired) {
+            ++counts_.projections[k];
+        }
+        counts_.largest_projection = std::max(counts_.largest_projection, out.impulse);
+    }
     // resting: a velocity reinit of a position the indicator depends on, and the motion
     // barely leaves the surface (or the event fired again within the time tolerance)
     for (std::size_t k : fired) {
@@ -464,13 +505,23 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
         const double tol = 10.0 * options_.time_tolerance * std::max(1.0, std::abs(t));
         const bool zeno = t - last_fired_[k] <= tol;
         last_fired_[k] = t;
+        if (held >= 0 && model_->constrained()) {
+            // holding a contact moves one position onto g = 0, which would leave the
+            // constraint manifold: constrained models bounce on, and fail when events
+            // accumulate
+            held = -1;
+        }
         if (held < 0) {
             if (zeno) {
                 throw NumericalFailure(
                     FailureKind::too_many_steps, method_, t, "event '" + e.name + "'",
                     "the event fired again within " + format_number(tol) +
-                        " (events accumulate, Zeno behaviour) and reinits no velocity of a "
-                        "position its condition depends on, so the contact cannot be held");
+                        " (events accumulate, Zeno behaviour) and " +
+                        (model_->constrained()
+                             ? std::string("a contact at rest in a model with constraints is "
+                                           "not held")
+                             : std::string("reinits no velocity of a position its condition "
+                                           "depends on, so the contact cannot be held")));
             }
             continue;
         }

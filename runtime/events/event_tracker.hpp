@@ -49,6 +49,10 @@ struct EventCounts {
     std::vector<std::size_t> fired;    // per event
     std::vector<std::size_t> rests;    // contacts held
     std::vector<std::size_t> releases; // contacts released
+    // impacts on a constrained model whose velocity was projected onto G v = 0, and the
+    // largest velocity change that projection made
+    std::vector<std::size_t> projections;
+    double largest_projection = 0.0;
 };
 
 // What happened in a step: rows to write and the state the integrator restarts from.
@@ -59,6 +63,7 @@ struct EventOutcome {
     bool terminate = false; // a terminate() fired: the run ends at `after`
     std::string message;    // its message
     std::vector<std::size_t> fired;
+    double impulse = 0.0; // constrained models: the largest velocity change of the projection
 };
 
 // The state at time t within the current step.
@@ -114,6 +119,9 @@ private:
     std::pair<double, double> locate(std::size_t k, double ta, double tb, double fb,
                                      const Interpolant& at);
     std::optional<EventOutcome> release_in(State& end, const Interpolant& at);
+    // A constrained model: s.v onto G(q) v = 0 in the mass metric (the impulsive constraint
+    // reactions of an impact); the largest velocity change.
+    double project_impulse(State& s) const;
     EventOutcome fire(const std::vector<std::size_t>& fired,
                       const std::vector<std::size_t>& simultaneous, const State& before);
     // The indicators and rates at s start the next step; next_step: those of the step's end.
