@@ -30,8 +30,12 @@ struct IntegrationStats {
     std::size_t force_evaluations = 0;     // filled by run() (ModelForce counts them)
     std::vector<std::size_t> event_counts; // per event of the model (events/event_driver.hpp)
     std::vector<std::size_t> event_rests;  // per event: contacts that came to rest
-    bool terminated = false;               // a when-clause's terminate() ended the run
-    std::string terminate_message;         // its message
+    // per event: impacts on a constrained model whose velocity was projected onto the
+    // constraints (the impulsive reactions), and the largest velocity change of those
+    std::vector<std::size_t> event_projections;
+    double largest_event_projection = 0.0;
+    bool terminated = false;       // a when-clause's terminate() ended the run
+    std::string terminate_message; // its message
 };
 
 // Throws NumericalFailure(non_finite) naming the first non-finite position, velocity,

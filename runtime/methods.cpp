@@ -116,13 +116,18 @@ std::string unknown_method_message(std::string_view name) {
 
 void require_events_supported(Method method, const Model& model) {
     const bool cvode = method == Method::cvode_adams || method == Method::cvode_bdf;
-    if (model.has_events() && method != Method::rk4 && method != Method::dopri5 &&
-        !(cvode && cvode_available())) {
-        throw MethodNotApplicable(info(method).name,
-                                  "model '" + model.name() +
-                                      "' has events (when-clauses), which this method does "
-                                      "not detect; methods that do: dopri5, rk4" +
-                                      (cvode_available() ? ", cvode-adams, cvode-bdf" : ""));
+    const bool detects = method == Method::rk4 || method == Method::dopri5 ||
+                         method == Method::shake || method == Method::rattle ||
+                         method == Method::newmark || method == Method::galpha ||
+                         (cvode && cvode_available());
+    if (model.has_events() && !detects) {
+        throw MethodNotApplicable(
+            info(method).name,
+            "model '" + model.name() +
+                "' has events (when-clauses), which this method does "
+                "not detect; methods that do: dopri5, rk4" +
+                (cvode_available() ? ", cvode-adams, cvode-bdf" : "") +
+                (model.constrained() ? ", rattle, shake, newmark, galpha" : ", newmark, galpha"));
     }
 }
 

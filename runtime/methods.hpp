@@ -50,8 +50,9 @@ std::string unknown_method_message(std::string_view name);
 // Throws MethodNotApplicable when the method cannot integrate the model, with the reason
 // and the methods that can.
 void require_applicable(Method method, const Model& model);
-// A model with events runs only with dopri5 and rk4 (events/event_driver.hpp); any other
-// method throws MethodNotApplicable naming them.
+// A model with events runs with dopri5, rk4, cvode-* and the fixed-step methods newmark,
+// galpha, shake and rattle (events/event_driver.hpp); any other method throws
+// MethodNotApplicable naming them.
 void require_events_supported(Method method, const Model& model);
 
 // A sensible method for a model: dopri5 when the mass matrix is not constant and diagonal,

@@ -438,6 +438,14 @@ std::string event_summary(const runtime::Model& model, const runtime::Integratio
         if (k < stats.event_rests.size() && stats.event_rests[k] > 0) {
             out += fmt::format(" (at rest {} times)", stats.event_rests[k]);
         }
+        if (k < stats.event_projections.size() && stats.event_projections[k] > 0) {
+            out += fmt::format(" (velocity projected onto the constraints {} times)",
+                               stats.event_projections[k]);
+        }
+    }
+    if (stats.largest_event_projection > 0.0) {
+        out += fmt::format(" (largest velocity change of a projection {:.3g})",
+                           stats.largest_event_projection);
     }
     return out + (stats.terminated
                       ? fmt::format("; ended by terminate(\"{}\")", stats.terminate_message)

@@ -1,11 +1,14 @@
-// The drivers of models with events (when-clauses, docs/events.md): rk4 on its fixed grid
-// with a cubic Hermite interpolant of each step, dopri5 with its continuous extension. After
-// every step the EventTracker looks for crossings; at an event the observer sees the state
-// before and after the reinits (with the event's name when it has an `event` member), and the
-// integrator restarts from the state after them: rk4 steps on to its next grid point, dopri5
-// forgets its step history (FSAL slope, controller) and estimates a new starting step.
-// cvode-adams and cvode-bdf take the same tracker on CVODE's interpolant (cvode.hpp). Every
-// other method refuses a model with events (require_applicable).
+// The drivers of models with events (when-clauses, docs/events.md): the fixed-step methods
+// (rk4, and newmark, galpha, shake, rattle) on their grid with the Hermite interpolant of each
+// step, dopri5 with its continuous extension. After every step the EventTracker looks for
+// crossings; at an event the observer sees the state before and after the reinits (with the
+// event's name when it has an `event` member), and the integrator restarts from the state
+// after them: a fixed-step method steps on to its next grid point, dopri5 forgets its step
+// history (FSAL slope, controller) and estimates a new starting step. Constrained models run
+// rk4 and dopri5 in their multiplier form (ConstrainedModelForce), and the tracker's rates and
+// the interpolant use the accelerations with the constraint forces. cvode-adams and cvode-bdf
+// take the same tracker on CVODE's interpolant (cvode.hpp). Every other method refuses a model
+// with events (require_applicable).
 #pragma once
 
 #include "runtime/events/event_tracker.hpp"
@@ -13,10 +16,15 @@
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/integrators/dopri5.hpp"
+#include "runtime/integrators/generalized_alpha.hpp"
+#include "runtime/integrators/newmark.hpp"
+#include "runtime/integrators/rattle.hpp"
 #include "runtime/integrators/rk4.hpp"
+#include "runtime/integrators/shake.hpp"
 #include "runtime/methods.hpp"
 
 #include <cmath>
+#include <memory>
 #include <string_view>
 
 namespace mdl::runtime {
@@ -54,6 +62,20 @@ inline void require_forward(double t0, double t_end, std::string_view method) {
 inline void count_events(const EventTracker& tracker, IntegrationStats& stats) {
     stats.event_counts = tracker.counts().fired;
     stats.event_rests = tracker.counts().rests;
+    stats.event_projections = tracker.counts().projections;
+    stats.largest_event_projection = tracker.counts().largest_projection;
+}
+
+// The accelerations of a constrained model with its constraint forces (the index-1 saddle
+// point of ConstrainedModelForce), for the tracker's rates and the Hermite interpolant.
+inline MotionAcceleration constrained_motion(const Model& model, std::string_view method) {
+    auto force = std::make_shared<ConstrainedModelForce>(model, SolverOptions{}, method);
+    return [force](const State& s, Vector& a, Vector& xdot) {
+        force->acceleration(s.t, s.q, s.v, s.x, a);
+        if (s.x.size() > 0) {
+            force->rates(s.t, s.q, s.v, s.x, xdot);
+        }
+    };
 }
 
 // The end of a run with events: the tracker's counts into the statistics, the last row.
@@ -67,11 +89,12 @@ IntegrationStats end_run(const EventTracker& tracker, Observer& observer, const 
 
 } // namespace detail
 
-// rk4 with events: the grid t0 + k h of integrate_fixed; an event inside a step ends the step
-// there, and the next step goes from the event to the same grid point.
-template <class Observer>
-IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, double t_end,
-                                        double h, Observer&& observer, EventOptions options = {},
+// A fixed-step method with events (rk4, and the constrained methods shake, rattle, newmark,
+// galpha): the grid t0 + k h of integrate_fixed; an event inside a step ends the step there,
+// and the next step goes from the event to the same grid point.
+template <class Stepper, class Observer>
+IntegrationStats integrate_fixed_events(Stepper& stepper, State& state, double t_end, double h,
+                                        Observer&& observer, EventOptions options = {},
                                         EventTracker* carried = nullptr) {
     const Model& model = stepper.model();
     require_state_shape(model, state, stepper.name());
@@ -81,6 +104,11 @@ IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, do
     std::optional<EventTracker> own;
     EventTracker& tracker = carried ? *carried : own.emplace(model, stepper.name(), options);
     HermiteStep hermite(model);
+    if (model.constrained()) {
+        const MotionAcceleration motion = detail::constrained_motion(model, stepper.name());
+        tracker.set_acceleration(motion);
+        hermite.set_acceleration(motion);
+    }
     const Interpolant at = [&hermite](double t, State& out) {
         hermite(t, out);
     };
@@ -131,8 +159,8 @@ IntegrationStats integrate_fixed_events(RungeKutta4<>& stepper, State& state, do
 
 // dopri5 with events: integrate_adaptive's loop; dense output rows up to an event come from
 // the continuous extension of the step it happened in.
-template <class Observer>
-IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, double t_end,
+template <class Force, class Observer>
+IntegrationStats integrate_adaptive_events(Dopri5<Force>& stepper, State& state, double t_end,
                                            Observer&& observer, double output_interval = 0.0,
                                            EventOptions options = {},
                                            EventTracker* carried = nullptr) {
@@ -144,6 +172,9 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
     // `carried`: the tracker of a run paused and resumed (an FMU's steps), else a new one
     std::optional<EventTracker> own;
     EventTracker& tracker = carried ? *carried : own.emplace(model, stepper.name(), options);
+    if (model.constrained()) {
+        tracker.set_acceleration(detail::constrained_motion(model, stepper.name()));
+    }
     const Interpolant at = [&stepper](double t, State& out) {
         stepper.interpolate(t, out);
     };
@@ -250,21 +281,40 @@ IntegrationStats integrate_adaptive_events(Dopri5<>& stepper, State& state, doub
 template <class Observer>
 IntegrationStats run_with_events(const Model& model, State& state, const RunSettings& settings,
                                  Observer&& observer, EventTracker* carried = nullptr) {
-    switch (settings.method) {
-    case Method::rk4: {
-        RungeKutta4 stepper(model);
+    const auto fixed = [&](auto stepper) {
         auto stats = integrate_fixed_events(stepper, state, settings.stop_time, settings.step,
                                             observer, {}, carried);
         stats.force_evaluations = stepper.force().evaluations();
         return stats;
-    }
-    case Method::dopri5: {
-        Dopri5 stepper(model, settings.adaptive);
+    };
+    const auto adaptive = [&](auto stepper) {
         auto stats = integrate_adaptive_events(stepper, state, settings.stop_time, observer,
                                                settings.step, {}, carried);
         stats.force_evaluations = stepper.force().evaluations();
         return stats;
-    }
+    };
+    const ImplicitOptions implicit{settings.solver, settings.project_velocities};
+    switch (settings.method) {
+    case Method::rk4:
+        if (model.constrained()) {
+            return fixed(RungeKutta4<ConstrainedModelForce>(
+                model, ConstrainedModelForce(model, settings.solver, "rk4")));
+        }
+        return fixed(RungeKutta4(model));
+    case Method::dopri5:
+        if (model.constrained()) {
+            return adaptive(Dopri5<ConstrainedModelForce>(
+                model, ConstrainedModelForce(model, settings.solver, "dopri5"), settings.adaptive));
+        }
+        return adaptive(Dopri5(model, settings.adaptive));
+    case Method::shake:
+        return fixed(Shake(model, settings.solver));
+    case Method::rattle:
+        return fixed(Rattle(model, settings.solver));
+    case Method::newmark:
+        return fixed(Newmark(model, implicit));
+    case Method::galpha:
+        return fixed(GeneralizedAlpha(model, settings.rho_inf, implicit));
     case Method::cvode_adams:
     case Method::cvode_bdf: {
         const CvodeOptions options = cvode_options(settings.adaptive);

@@ -1,5 +1,6 @@
 #include "runtime/events/event_tracker.hpp"
 
+#include "runtime/events/turning_point.hpp"
 #include "runtime/numerical_failure.hpp"
 
 #include <algorithm>
@@ -27,12 +28,13 @@ EventTracker::EventTracker(const Model& model, std::string_view method, EventOpt
       approach_scale_(events_.size(), 0.0),
       rearm_after_(events_.size(), -std::numeric_limits<double>::infinity()),
       holds_(events_.size()), g_begin_(Vector::Zero(static_cast<Eigen::Index>(events_.size()))),
-      g_end_(g_begin_), work_(model.zero_state()), g_work_(g_begin_),
-      theta_(Vector::Zero(model.vibrations())),
+      g_end_(g_begin_), r_begin_(g_begin_), r_end_(g_begin_), work_(model.zero_state()),
+      g_work_(g_begin_), theta_(Vector::Zero(model.vibrations())),
       reinit_values_(Vector::Zero(static_cast<Eigen::Index>(model.kernels().n_reinits))) {
     counts_.fired.assign(events_.size(), 0);
     counts_.rests.assign(events_.size(), 0);
     counts_.releases.assign(events_.size(), 0);
+    counts_.projections.assign(events_.size(), 0);
 }
 
 void EventTracker::indicators(const State& s, Vector& g) const {
@@ -46,9 +48,13 @@ double EventTracker::indicator(const State& s, std::size_t k) const {
 }
 
 void EventTracker::acceleration(const State& s, Vector& a, Vector& xdot) const {
-    model_->phases(s.t, theta_);
     a.resize(s.q.size());
     xdot.resize(s.x.size());
+    if (acceleration_) {
+        acceleration_(s, a, xdot);
+        return;
+    }
+    model_->phases(s.t, theta_);
     if (s.q.size() > 0) {
         model_->acceleration(s.t, s.q, s.v, s.x, theta_, a);
     }
@@ -64,19 +70,27 @@ struct Shifted {
 };
 } // namespace
 
-double EventTracker::rate(const State& s, std::size_t k) const {
+void EventTracker::rates(const State& s, Vector& r) const {
     Vector a, xdot;
     acceleration(s, a, xdot);
     const double d = rate_delta * std::max(1.0, std::abs(s.t));
-    const auto at = [&](double sign) {
+    const auto at = [&](double sign, Vector& g) {
         work_.t = s.t + sign * d;
         work_.q = s.q + sign * d * s.v + 0.5 * d * d * a;
         work_.v = s.v + sign * d * a;
         work_.x = s.x + sign * d * xdot;
-        return indicator(work_, k);
+        indicators(work_, g);
     };
-    const Shifted g{at(-1.0), at(1.0)};
-    return (g.plus - g.minus) / (2.0 * d);
+    Vector minus(g_work_.size());
+    at(-1.0, minus);
+    at(1.0, r);
+    r = (r - minus) / (2.0 * d);
+}
+
+double EventTracker::rate(const State& s, std::size_t k) const {
+    Vector r(static_cast<Eigen::Index>(events_.size()));
+    rates(s, r);
+    return r[static_cast<Eigen::Index>(k)];
 }
 
 double EventTracker::curvature(const State& s, std::size_t k) const {
@@ -139,9 +153,20 @@ bool EventTracker::holding() const {
 
 void EventTracker::begin_step(const State& s) {
     indicators(s, g_begin_);
-    t_begin_ = s.t;
+    rates(s, r_begin_);
+    rearm(s.t);
+}
+
+void EventTracker::next_step(const State& end) {
+    g_begin_.swap(g_end_);
+    r_begin_.swap(r_end_);
+    rearm(end.t);
+}
+
+void EventTracker::rearm(double t) {
+    t_begin_ = t;
     for (std::size_t k = 0; k < events_.size(); ++k) {
-        if (g_begin_[static_cast<Eigen::Index>(k)] < 0.0 && s.t > rearm_after_[k]) {
+        if (g_begin_[static_cast<Eigen::Index>(k)] < 0.0 && t > rearm_after_[k]) {
             armed_[k] = true;
         }
     }
@@ -165,7 +190,36 @@ void EventTracker::resume(const State& s) {
     begin_step(s);
 }
 
-std::pair<double, double> EventTracker::locate(std::size_t k, double ta, double tb,
+std::optional<std::pair<double, double>> EventTracker::reach(std::size_t k, double tb,
+                                                             const Interpolant& at) {
+    const auto i = static_cast<Eigen::Index>(k);
+    const double ta = t_begin_, h = tb - ta;
+    const double ga = g_begin_[i], gb = g_end_[i];
+    if (ga < 0.0 && h > 0.0) {
+        // an interior maximum of g: g' turning from > 0 to < 0, or the cubic of g and g' at
+        // both ends showing one; searched on the interpolant itself
+        if (const auto m = cubic_interior_maximum(ga, r_begin_[i], gb, r_end_[i], h)) {
+            const auto g = [&](double t) {
+                at(t, work_);
+                project(work_);
+                return indicator(work_, k);
+            };
+            double found = 0.0;
+            if (const auto t = reach_nonnegative(g, ta + m->lo * h, ta + m->hi * h,
+                                                 options_.time_tolerance, found)) {
+                if (*t < tb) {
+                    return std::make_pair(*t, found);
+                }
+            }
+        }
+    }
+    if (gb >= 0.0) {
+        return std::make_pair(tb, gb);
+    }
+    return std::nullopt;
+}
+
+std::pair<double, double> EventTracker::locate(std::size_t k, double ta, double tb, double fb_in,
                                                const Interpolant& at) {
     const auto g = [&](double t) {
         at(t, work_);
@@ -174,7 +228,7 @@ std::pair<double, double> EventTracker::locate(std::size_t k, double ta, double 
     };
     double a = ta, b = tb;
     double fa = g_begin_[static_cast<Eigen::Index>(k)];
-    double fb = g_end_[static_cast<Eigen::Index>(k)];
+    double fb = fb_in;
     if (!(fa < 0.0)) {
         // armed on the surface (a contact just released): the first sampled point where the
         // motion has left it starts the bracket
@@ -300,23 +354,25 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
         project(end);
     }
     indicators(end, g_end_);
+    rates(end, r_end_);
     std::vector<std::size_t> crossed;
+    std::vector<std::pair<double, double>> brackets;
+    std::size_t first = 0;
     for (std::size_t k = 0; k < events_.size(); ++k) {
-        if (armed_[k] && !holds_[k].active && g_end_[static_cast<Eigen::Index>(k)] >= 0.0) {
+        if (!armed_[k] || holds_[k].active) {
+            continue;
+        }
+        if (const auto reached = reach(k, end.t, at)) {
             crossed.push_back(k);
+            brackets.push_back(locate(k, t_begin_, reached->first, reached->second, at));
+            if (brackets.back().first < brackets[first].first) {
+                first = brackets.size() - 1;
+            }
         }
     }
     if (crossed.empty()) {
-        begin_step(end);
+        next_step(end);
         return std::nullopt;
-    }
-    std::vector<std::pair<double, double>> brackets;
-    std::size_t first = 0;
-    for (std::size_t i = 0; i < crossed.size(); ++i) {
-        brackets.push_back(locate(crossed[i], t_begin_, end.t, at));
-        if (brackets[i].first < brackets[first].first) {
-            first = i;
-        }
     }
     if (brackets[first].first >= end.t) {
         // no sign change found inside the step (a contact released on the surface and not
@@ -324,7 +380,7 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
         for (std::size_t k : crossed) {
             armed_[k] = false;
         }
-        begin_step(end);
+        next_step(end);
         return std::nullopt;
     }
     const double t_event = brackets[first].first;
@@ -353,6 +409,39 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
         rearm_after_[k] = t_limit; // seen negative before its crossing: not a new approach
     }
     return fire(fired, simultaneous, before);
+}
+
+double EventTracker::project_impulse(State& s) const {
+    // v+ = v* - W (G W)^-1 G v*, W = M^-1 G^T: the impulsive constraint reactions G^T mu
+    // that leave G v+ = 0 with the least change of kinetic energy (the mass metric)
+    const Eigen::Index n = s.q.size();
+    Matrix G(model_->constraints(), n);
+    model_->constraint_jacobian(s.q, G);
+    Matrix W(n, G.rows());
+    if (model_->mass_constant_diagonal()) {
+        W = model_->inverse_mass().asDiagonal() * G.transpose();
+    } else {
+        Matrix M(n, n);
+        model_->mass_matrix(s.q, M);
+        Eigen::LLT<Matrix> llt;
+        for (Eigen::Index j = 0; j < G.rows(); ++j) {
+            Vector column = G.row(j).transpose();
+            solve_mass_matrix(*model_, s.t, M, llt, column);
+            W.col(j) = column;
+        }
+    }
+    const Eigen::MatrixXd S = G * W;
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(S);
+    const Vector mu = ldlt.solve(G * s.v);
+    const Vector change = W * mu;
+    if (!change.allFinite()) {
+        throw NumericalFailure(FailureKind::singular_constraint_jacobian, method_, s.t,
+                               model_->constraint_name(0),
+                               "the impulse of an event cannot be projected onto the "
+                               "constraints (dependent constraints: G M^-1 G^T is singular)");
+    }
+    s.v -= change;
+    return change.cwiseAbs().maxCoeff();
 }
 
 EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
@@ -387,6 +476,13 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
             out.message = e.terminate_message;
         }
     }
+    if (model_->constrained() && (out.after.v - before.v).cwiseAbs().maxCoeff() > 0.0) {
+        out.impulse = project_impulse(out.after);
+        for (std::size_t k : fired) {
+            ++counts_.projections[k];
+        }
+        counts_.largest_projection = std::max(counts_.largest_projection, out.impulse);
+    }
     // resting: a velocity reinit of a position the indicator depends on, and the motion
     // barely leaves the surface (or the event fired again within the time tolerance)
     for (std::size_t k : fired) {
@@ -409,13 +505,23 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
         const double tol = 10.0 * options_.time_tolerance * std::max(1.0, std::abs(t));
         const bool zeno = t - last_fired_[k] <= tol;
         last_fired_[k] = t;
+        if (held >= 0 && model_->constrained()) {
+            // holding a contact moves one position onto g = 0, which would leave the
+            // constraint manifold: constrained models bounce on, and fail when events
+            // accumulate
+            held = -1;
+        }
         if (held < 0) {
             if (zeno) {
                 throw NumericalFailure(
                     FailureKind::too_many_steps, method_, t, "event '" + e.name + "'",
                     "the event fired again within " + format_number(tol) +
-                        " (events accumulate, Zeno behaviour) and reinits no velocity of a "
-                        "position its condition depends on, so the contact cannot be held");
+                        " (events accumulate, Zeno behaviour) and " +
+                        (model_->constrained()
+                             ? std::string("a contact at rest in a model with constraints is "
+                                           "not held")
+                             : std::string("reinits no velocity of a position its condition "
+                                           "depends on, so the contact cannot be held")));
             }
             continue;
         }

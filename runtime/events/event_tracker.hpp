@@ -6,10 +6,14 @@
 // Rules (documented in docs/events.md):
 // - An event fires when its indicator g (>= 0 where its condition holds) goes from g < 0 to
 //   g >= 0: edge-triggered, as Modelica's when. A condition true at the start does not fire.
-// - The crossing is bracketed by Illinois' regula falsi on the interpolant to
-//   [t_lo, t_hi], t_hi - t_lo <= 1e-12 max(|t|, step). The event happens at t_lo, where the
-//   condition does not yet hold, so a reinit that leaves the state "on the surface" leaves
-//   it on the side it came from: the next approach is again a sign change from below (never
+// - A crossing is seen from g at both ends of the step (a sign change) or, when g is negative
+//   at both, from its rate g' there: an interior maximum of g (g' turning from > 0 to < 0, or
+//   the cubic Hermite interpolant of g and g' showing one) is searched on the step's
+//   interpolant, and a maximum >= 0 is a crossing that enters and leaves the condition within
+//   the step (grazing; turning_point.hpp). The crossing is bracketed by Illinois' regula falsi
+//   on the interpolant to [t_lo, t_hi], t_hi - t_lo <= 1e-12 max(|t|, step). The event happens at
+//   t_lo, where the condition does not yet hold, so a reinit that leaves the state "on the surface"
+//   leaves it on the side it came from: the next approach is again a sign change from below (never
 //   lost), and the event cannot re-fire at once (its indicator is still negative).
 // - Events crossing within the bracket of the earliest fire at the same instant, in source
 //   order; of the branches of one when-clause only the first fires (elsewhen). Every reinit
@@ -22,6 +26,7 @@
 //   free motion turns negative (the contact force changes sign), located by bisection.
 #pragma once
 
+#include "runtime/events/hermite_step.hpp"
 #include "runtime/model.hpp"
 #include "runtime/state.hpp"
 
@@ -44,6 +49,10 @@ struct EventCounts {
     std::vector<std::size_t> fired;    // per event
     std::vector<std::size_t> rests;    // contacts held
     std::vector<std::size_t> releases; // contacts released
+    // impacts on a constrained model whose velocity was projected onto G v = 0, and the
+    // largest velocity change that projection made
+    std::vector<std::size_t> projections;
+    double largest_projection = 0.0;
 };
 
 // What happened in a step: rows to write and the state the integrator restarts from.
@@ -54,6 +63,7 @@ struct EventOutcome {
     bool terminate = false; // a terminate() fired: the run ends at `after`
     std::string message;    // its message
     std::vector<std::size_t> fired;
+    double impulse = 0.0; // constrained models: the largest velocity change of the projection
 };
 
 // The state at time t within the current step.
@@ -78,6 +88,9 @@ public:
     // A state observed inside an accepted step (dense output) onto the held contacts.
     void project(State& s) const;
 
+    // The accelerations the rates and the release test use (MotionAcceleration above).
+    void set_acceleration(MotionAcceleration field) { acceleration_ = std::move(field); }
+
     const EventCounts& counts() const { return counts_; }
     std::size_t events() const { return events_.size(); }
     bool holding() const;
@@ -90,19 +103,31 @@ private:
 
     void indicators(const State& s, Vector& g) const;
     double indicator(const State& s, std::size_t k) const;
-    // The time derivative of g_k along the motion from s (central differences).
+    // The time derivatives of every g_k along the motion from s (central differences of the
+    // indicators along the motion's Taylor expansion: dg/dt = grad g . (v, a, x') + dg/dt).
+    void rates(const State& s, Vector& r) const;
     double rate(const State& s, std::size_t k) const;
     // The second time derivative of g_k along the free motion from s.
     double curvature(const State& s, std::size_t k) const;
     void acceleration(const State& s, Vector& a, Vector& xdot) const;
     // s moved onto g_k = 0, dg_k/dt = 0 through position p and its velocity.
     void project_onto(State& s, std::size_t k, Eigen::Index p) const;
-    // The bracket [t_lo, t_hi] of g_k's crossing from below in [ta, tb].
-    std::pair<double, double> locate(std::size_t k, double ta, double tb, const Interpolant& at);
+    // The first point of the step where g_k >= 0 (an end or an interior maximum), with g_k
+    // there; nullopt when g_k stays negative.
+    std::optional<std::pair<double, double>> reach(std::size_t k, double tb, const Interpolant& at);
+    // The bracket [t_lo, t_hi] of g_k's crossing from below in [ta, tb], g_k(tb) = fb >= 0.
+    std::pair<double, double> locate(std::size_t k, double ta, double tb, double fb,
+                                     const Interpolant& at);
     std::optional<EventOutcome> release_in(State& end, const Interpolant& at);
+    // A constrained model: s.v onto G(q) v = 0 in the mass metric (the impulsive constraint
+    // reactions of an impact); the largest velocity change.
+    double project_impulse(State& s) const;
     EventOutcome fire(const std::vector<std::size_t>& fired,
                       const std::vector<std::size_t>& simultaneous, const State& before);
+    // The indicators and rates at s start the next step; next_step: those of the step's end.
     void begin_step(const State& s);
+    void next_step(const State& end);
+    void rearm(double t);
 
     const Model* model_;
     bool started_ = false;
@@ -114,7 +139,8 @@ private:
     std::vector<double> approach_scale_;
     std::vector<double> rearm_after_; // end of the bracket of its last crossing
     std::vector<Hold> holds_;
-    Vector g_begin_, g_end_;
+    MotionAcceleration acceleration_;
+    Vector g_begin_, g_end_, r_begin_, r_end_; // indicators and their rates at the step's ends
     double t_begin_ = 0.0;
     mutable State work_;
     mutable Vector g_work_, theta_, reinit_values_;

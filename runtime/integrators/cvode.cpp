@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cvode/cvode.h>
 #include <exception>
+#include <memory>
 #include <nvector/nvector_serial.h>
 #include <optional>
 #include <sundials/sundials_context.h>
@@ -554,6 +555,16 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
         throw MethodNotApplicable(name, "a model with events runs forward in time only");
     }
     EventTracker tracker(model, name, events);
+    if (model.constrained()) {
+        // the rates and the release test with the constraint forces
+        auto force = std::make_shared<ConstrainedModelForce>(model, SolverOptions{}, name);
+        tracker.set_acceleration([force](const State& s, Vector& a, Vector& xdot) {
+            force->acceleration(s.t, s.q, s.v, s.x, a);
+            if (s.x.size() > 0) {
+                force->rates(s.t, s.q, s.v, s.x, xdot);
+            }
+        });
+    }
     IntegrationStats stats;
     require_finite(model, state, name);
     tracker.start(state);
@@ -563,6 +574,8 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
     const auto finish = [&] {
         stats.event_counts = tracker.counts().fired;
         stats.event_rests = tracker.counts().rests;
+        stats.event_projections = tracker.counts().projections;
+        stats.largest_event_projection = tracker.counts().largest_projection;
         return stats;
     };
     if (t_end == t0) {

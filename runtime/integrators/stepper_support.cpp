@@ -46,11 +46,19 @@ void require_unconstrained(const Model& model, std::string_view method) {
                 "ida, which solve the saddle-point system of M(q) and the constraints");
     }
     if (model.constrained()) {
+        // the methods that enforce constraints, the one refusing left out (a stepper built
+        // without the multiplier form must not name itself)
+        std::string others;
+        for (std::string_view m : {"rattle", "shake", "newmark", "galpha", "rk4", "dopri5"}) {
+            if (m != method) {
+                others += (others.empty() ? "" : ", ") + std::string(m);
+            }
+        }
         throw MethodNotApplicable(
             method, "the model has " + std::to_string(model.constraints()) + " constraint(s) (" +
-                        model.constraint_name(0) +
-                        ", ...); use rattle, shake, newmark, galpha, rk4 or dopri5, which "
-                        "enforce them with Lagrange multipliers (also cvode-bdf and ida)");
+                        model.constraint_name(0) + ", ...); use " + others +
+                        ", which enforce them with Lagrange multipliers (also cvode-bdf and "
+                        "ida)");
     }
 }
 

@@ -52,7 +52,8 @@ Applicability refused_for_events(const Model& model, std::string_view method) {
     return refused("model '" + model.name() +
                    "' has events (when-clauses): " + std::string(method) +
                    " averages a smooth force over fast periods, and the jumps of reinit have "
-                   "no such average; integrate it with dopri5 or rk4, which locate the events");
+                   "no such average; integrate it with dopri5, rk4 or cvode-* (with constraints "
+                   "also rattle, shake, newmark or galpha), which locate the events");
 }
 
 } // namespace

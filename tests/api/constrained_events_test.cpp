@@ -1,0 +1,178 @@
+// Events in constrained models (docs/events.md, "Constrained models"): a pendulum on a rod
+// (a point mass constrained to x^2 + y^2 = l^2) bouncing on a wall x = -d. The impact law
+// reverses the velocity's component along the wall's normal and scales it by e; the rod then
+// takes an impulse: the velocity is projected onto the rod's tangent (G v = 0, in the mass
+// metric, here the Euclidean one). At the wall's angle theta_w = -asin(d/l) (from the downward
+// vertical), v = l theta' (cos theta, sin theta), the reinit gives
+// (-e l theta' cos theta, l theta' sin theta), whose tangential part is
+//
+//     theta'+ = theta'- (sin^2 theta_w - e cos^2 theta_w),
+//
+// so the kinetic energy after the impact is (sin^2 - e cos^2)^2 times before. Between impacts
+// the angle is a pendulum's, theta'' = -(g/l) sin theta, integrated here by a classical
+// Runge-Kutta of its own (h = 1e-4 on the scalar equation, crossings by bisection on the
+// step's cubic Hermite): the reference impact times.
+#include "mdl/compiled_model.hpp"
+#include "runtime/integrators/cvode.hpp"
+#include "runtime/methods.hpp"
+#include "runtime/run.hpp"
+#include "shipped_model.hpp"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace mdl;
+
+namespace {
+
+constexpr double l = 1.0, g = 9.81, e = 0.8, d = 0.3, phi0 = 1.0;
+
+struct Reference {
+    std::vector<double> times;        // impacts
+    std::vector<double> rates_before; // theta' before each
+};
+
+// theta'' = -(g/l) sin(theta) from (phi0, 0) until `stop`, impacts at theta = theta_w.
+Reference reference(double stop) {
+    const double theta_w = -std::asin(d / l);
+    const double factor = std::pow(std::sin(theta_w), 2) - e * std::pow(std::cos(theta_w), 2);
+    const auto acc = [](double th) {
+        return -(g / l) * std::sin(th);
+    };
+    double t = 0.0, th = phi0, w = 0.0;
+    const double h = 1e-4;
+    Reference r;
+    while (t < stop) {
+        // one RK4 step of (theta, theta')
+        const double k1t = w, k1w = acc(th);
+        const double k2t = w + 0.5 * h * k1w, k2w = acc(th + 0.5 * h * k1t);
+        const double k3t = w + 0.5 * h * k2w, k3w = acc(th + 0.5 * h * k2t);
+        const double k4t = w + h * k3w, k4w = acc(th + h * k3t);
+        const double th1 = th + h / 6.0 * (k1t + 2 * k2t + 2 * k3t + k4t);
+        const double w1 = w + h / 6.0 * (k1w + 2 * k2w + 2 * k3w + k4w);
+        if (th1 - theta_w <= 0.0 && th - theta_w > 0.0) {
+            // the crossing on the step's cubic Hermite of theta, by bisection
+            const auto cubic = [&](double s) {
+                const double s2 = s * s, s3 = s2 * s;
+                return (2 * s3 - 3 * s2 + 1) * th + (s3 - 2 * s2 + s) * h * w +
+                       (-2 * s3 + 3 * s2) * th1 + (s3 - s2) * h * w1 - theta_w;
+            };
+            const auto slope = [&](double s) {
+                const double s2 = s * s;
+                return ((6 * s2 - 6 * s) * th + (3 * s2 - 4 * s + 1) * h * w +
+                        (-6 * s2 + 6 * s) * th1 + (3 * s2 - 2 * s) * h * w1) /
+                       h;
+            };
+            double a = 0.0, b = 1.0;
+            for (int i = 0; i < 60; ++i) {
+                const double c = 0.5 * (a + b);
+                (cubic(c) > 0.0 ? a : b) = c;
+            }
+            const double s = 0.5 * (a + b);
+            const double w_hit = slope(s);
+            r.times.push_back(t + s * h);
+            r.rates_before.push_back(w_hit);
+            // restart from the impact with the rate after it, on the wall
+            t += s * h;
+            th = theta_w;
+            w = factor * w_hit;
+            continue;
+        }
+        t += h;
+        th = th1;
+        w = w1;
+    }
+    return r;
+}
+
+const char* source = R"(
+model WallPendulum "a pendulum on a rod bouncing on a wall at x = -d"
+  parameter Real l = 1, g = 9.81, e = 0.8, d = 0.3, phi0 = 1;
+  body b(m = 1, x(start = l*sin(phi0)), y(start = -l*cos(phi0)));
+  potential U = g*b.y;
+  constraint rod: b.x^2 + b.y^2 = l^2;
+equation
+  when b.x <= -d then
+    reinit(b.vx, -e*pre(b.vx));
+  end when;
+end WallPendulum;
+)";
+
+struct Recorder {
+    std::vector<runtime::State> rows;
+    std::vector<runtime::State> events;
+    void operator()(const runtime::State& s) { rows.push_back(s); }
+    void event(const runtime::State& s, std::string_view) { events.push_back(s); }
+};
+
+} // namespace
+
+TEST_CASE("A pendulum on a rod bounces on a wall as its closed form, the impulse projected") {
+    test::LoadedModel m(compile(source));
+    const double stop = 10.0;
+    const Reference ref = reference(stop);
+    REQUIRE(ref.times.size() >= 5);
+    const double theta_w = -std::asin(d / l);
+    const double factor = std::pow(std::sin(theta_w), 2) - e * std::pow(std::cos(theta_w), 2);
+
+    // time, rate: per impact (errors accumulate); jump: the factor of the impact law, to the
+    // error of the state before it (SHAKE's velocities are off the rod's tangent by O(h^2),
+    // RATTLE's interpolated state off the rod by the interpolant's error)
+    struct Case {
+        runtime::Method method;
+        double step, time, rate, jump, residual;
+    };
+    std::vector<Case> cases = {
+        {runtime::Method::dopri5, 0.0, 1e-8, 1e-7, 1e-9, 1e-10},
+        {runtime::Method::rk4, 1e-3, 1e-8, 1e-7, 1e-9, 1e-10},
+        {runtime::Method::rattle, 1e-4, 1e-5, 1e-4, 1e-7, 1e-10},
+        {runtime::Method::shake, 1e-4, 1e-5, 1e-4, 1e-7, 1e-10},
+        {runtime::Method::galpha, 1e-4, 1e-5, 1e-4, 1e-9, 1e-10},
+        {runtime::Method::newmark, 1e-4, 1e-5, 1e-4, 1e-9, 1e-10},
+    };
+    if (runtime::cvode_available()) {
+        cases.push_back({runtime::Method::cvode_bdf, 0.0, 1e-6, 1e-5, 1e-9, 1e-6});
+    }
+    for (const Case& c : cases) {
+        INFO(runtime::info(c.method).name);
+        runtime::RunSettings settings;
+        settings.method = c.method;
+        settings.stop_time = stop;
+        settings.step = c.step > 0.0 ? c.step : 0.0;
+        settings.adaptive.rtol = 1e-11;
+        settings.adaptive.atol = 1e-13;
+        runtime::State s = m.start();
+        Recorder rec;
+        const runtime::IntegrationStats stats = runtime::run(m.model, s, settings, rec);
+        REQUIRE(rec.events.size() == 2 * ref.times.size());
+        REQUIRE(stats.event_projections == std::vector<std::size_t>{ref.times.size()});
+        for (std::size_t k = 0; k < ref.times.size(); ++k) {
+            INFO("impact " << k + 1);
+            const runtime::State& before = rec.events[2 * k];
+            const runtime::State& after = rec.events[2 * k + 1];
+            CHECK(std::abs(before.t - ref.times[k]) <= c.time * static_cast<double>(k + 1));
+            CHECK(std::abs(before.q[0] + d) <= 1e-9);
+            // theta' = (x vy - y vx) / l^2 before and after: the closed form's factor
+            const auto rate = [](const runtime::State& st) {
+                return (st.q[0] * st.v[1] - st.q[1] * st.v[0]) / (l * l);
+            };
+            CHECK(std::abs(rate(before) - ref.rates_before[k]) <=
+                  c.rate * static_cast<double>(k + 1));
+            CHECK(std::abs(rate(after) - factor * rate(before)) <= c.jump);
+            // on the rod's tangent after the impulse: G v = 2 (x vx + y vy) = 0
+            CHECK(std::abs(after.q[0] * after.v[0] + after.q[1] * after.v[1]) <= 1e-12);
+            // kinetic energy after = factor^2 times before
+            const double kin_before = 0.5 * before.v.squaredNorm();
+            const double kin_after = 0.5 * after.v.squaredNorm();
+            CHECK(std::abs(kin_after - factor * factor * kin_before) <= 10.0 * c.jump);
+        }
+        // the rod's residual at the integrator's level on every row
+        double worst = 0.0;
+        for (const runtime::State& r : rec.rows) {
+            worst = std::max(worst, std::abs(r.q.squaredNorm() - l * l));
+        }
+        CHECK(worst <= c.residual);
+    }
+}
