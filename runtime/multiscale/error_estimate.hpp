@@ -40,6 +40,9 @@ public:
 
     // A position error of part p, added once (a macro local error, an offset).
     void add_position(Part p, double e) { parts_[p].position += e; }
+    // A velocity error of part p, added once (a macro local error): it moves the positions
+    // from now on.
+    void add_velocity(Part p, double e) { parts_[p].velocity += e; }
     // The part's error rates from now on: dq in the positions' rates (first-order fields),
     // dv in the accelerations.
     void set_rates(Part p, double dq, double dv) {

@@ -260,7 +260,7 @@ struct StiffHmmIntegrator::Impl {
             error = ErrorAccumulator{};
             doubling_end = 0;
             sampled = 0;
-            local_error = 0.0;
+            local_error = local_velocity_error = 0.0;
             F_coarse = Vector::Zero(s.q.size());
             F_fine = F_coarse;
             // the fast oscillation's amplitude: what the projection removed from the given state
@@ -367,12 +367,16 @@ struct StiffHmmIntegrator::Impl {
             return;
         }
         if (doubling_end != 0 && step == doubling_end) {
-            local_error = y.q.size() == 0 ? 0.0 : (y.q - doubled.q).cwiseAbs().maxCoeff() / 30.0;
+            const bool empty = y.q.size() == 0;
+            local_error = empty ? 0.0 : (y.q - doubled.q).cwiseAbs().maxCoeff() / 30.0;
+            local_velocity_error = empty ? 0.0 : (y.v - doubled.v).cwiseAbs().maxCoeff() / 30.0;
             error.add_position(ErrorAccumulator::macro, 2.0 * local_error);
+            error.add_velocity(ErrorAccumulator::macro, 2.0 * local_velocity_error);
             doubling_end = 0;
             return;
         }
         error.add_position(ErrorAccumulator::macro, local_error);
+        error.add_velocity(ErrorAccumulator::macro, local_velocity_error);
     }
 
     void rk4_advance() {
@@ -507,7 +511,7 @@ struct StiffHmmIntegrator::Impl {
     State doubled;
     Vector F_coarse, F_fine;
     std::size_t doubling_end = 0, sampled = 0;
-    double local_error = 0.0;
+    double local_error = 0.0, local_velocity_error = 0.0;
 };
 
 StiffHmmIntegrator::StiffHmmIntegrator(const Model& model, const StiffHmmOptions& options)

@@ -446,7 +446,7 @@ void StroboscopicIntegrator::start(State& state) {
         error_ = ErrorAccumulator{};
         doubling_end_ = 0;
         sampled_step_ = 0;
-        local_error_ = 0.0;
+        local_error_ = local_velocity_error_ = 0.0;
     }
     outputs_ = 1;
     rejected_ = 0;
@@ -612,22 +612,29 @@ void StroboscopicIntegrator::start_doubling(double H) {
 // 2H differ by 2^5 - 2 local errors), held until the next; dopri5, its embedded error.
 void StroboscopicIntegrator::account_step(double H) {
     error_.advance(H);
+    const Eigen::Index n = model_->positions();
+    const auto part = [&](const Vector& v, Eigen::Index begin) {
+        return n == 0 ? 0.0 : v.segment(begin, n).cwiseAbs().maxCoeff();
+    };
     if (options_.macro == StroboscopicMacro::dopri5) {
-        error_.add_position(ErrorAccumulator::macro,
-                            Ytmp_.head(model_->positions()).cwiseAbs().maxCoeff());
+        error_.add_position(ErrorAccumulator::macro, part(Ytmp_, 0));
+        error_.add_velocity(ErrorAccumulator::macro, part(Ytmp_, n));
         return;
     }
     if (doubling_end_ != 0 && step_ + 1 == doubling_end_) {
         return; // the first step of a doubled pair: accounted at its end
     }
     if (doubling_end_ != 0 && step_ == doubling_end_) {
-        const Eigen::Index n = model_->positions();
-        local_error_ = n == 0 ? 0.0 : (Y_.head(n) - Y2H_.head(n)).cwiseAbs().maxCoeff() / 30.0;
+        Y2H_ -= Y_;
+        local_error_ = part(Y2H_, 0) / 30.0;
+        local_velocity_error_ = part(Y2H_, n) / 30.0;
         error_.add_position(ErrorAccumulator::macro, 2.0 * local_error_);
+        error_.add_velocity(ErrorAccumulator::macro, 2.0 * local_velocity_error_);
         doubling_end_ = 0;
         return;
     }
     error_.add_position(ErrorAccumulator::macro, local_error_);
+    error_.add_velocity(ErrorAccumulator::macro, local_velocity_error_);
 }
 
 void StroboscopicIntegrator::rk4_advance(State& s) {

@@ -252,7 +252,7 @@ private:
     ErrorAccumulator error_;
     Vector Y2H_, F_fine_, k_shadow_;
     std::size_t doubling_end_ = 0, sampled_step_ = 0;
-    double local_error_ = 0.0;
+    double local_error_ = 0.0, local_velocity_error_ = 0.0;
 };
 
 // Runs stroboscopic averaging from state.t to options.t_end; the observer (e.g. CsvWriter)
