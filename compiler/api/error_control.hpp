@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <limits>
 #include <optional>
 #include <string>
@@ -141,6 +142,12 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         const bool refined = estimate.averaging <= estimate.tolerance && runs < max_runs &&
                              refine(dominant_part(estimate), estimate, stats, notes);
         if (!refined) {
+            if (accuracy.all_free() && estimate.averaging > estimate.tolerance) {
+                estimate.dominant = "averaging"; // what no setting reduces
+                fail_tolerance(method, stop, estimate,
+                               fmt::format("its averaging part alone ({:.2g}) exceeds it",
+                                           estimate.averaging));
+            }
             if (accuracy.all_free()) {
                 fail_tolerance(method, stop, estimate,
                                runs >= max_runs ? "it was not met after " + std::to_string(runs) +
