@@ -133,6 +133,9 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         if (estimate.met()) {
             return accept();
         }
+        if (estimate.total >= 0.9 * previous && !accuracy.all_free()) {
+            return accept(); // refining did not help: kept, with the caller's warning
+        }
         if (estimate.total >= 0.9 * previous) {
             fail_tolerance(method, stop, estimate,
                            "it did not decrease when the settings were refined (" + notes +
