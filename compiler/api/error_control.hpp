@@ -102,7 +102,7 @@ inline ErrorPart dominant_part(const ErrorEstimate& e) {
 
 // Runs `run(state, recorder)` (returning the method's stats, whose `error` holds the parts)
 // and, while the estimate exceeds the tolerance and `refine(part, estimate, stats, notes)`
-// changes a free setting for the dominant part, again from the initial state. `estimate`
+// changes the setting of the larger free part, again from the initial state. `estimate`
 // receives the accepted run's estimate; the host's observer sees that run's states.
 template <class Observer, class Run, class Refine>
 auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& accuracy,
@@ -141,9 +141,17 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
                            "it did not decrease when the settings were refined (" + notes +
                                "): the method does not converge on this model");
         }
-        // the averaging part alone above the tolerance: no setting meets it
-        const bool refined = estimate.averaging <= estimate.tolerance && runs < max_runs &&
-                             refine(dominant_part(estimate), estimate, stats, notes);
+        // what no refinement reduces: the averaging part and the parts of fixed settings; above
+        // the tolerance on its own, no refinement can meet it
+        const double kept = estimate.averaging + (accuracy.micro_free ? 0.0 : estimate.micro) +
+                            (accuracy.macro_free ? 0.0 : estimate.macro);
+        // the larger of the free parts
+        const ErrorPart part =
+            accuracy.micro_free && (!accuracy.macro_free || estimate.micro >= estimate.macro)
+                ? ErrorPart::micro
+                : ErrorPart::macro;
+        const bool refined =
+            kept <= estimate.tolerance && runs < max_runs && refine(part, estimate, stats, notes);
         if (!refined) {
             if (accuracy.all_free() && estimate.averaging > estimate.tolerance) {
                 estimate.dominant = "averaging"; // what no setting reduces
