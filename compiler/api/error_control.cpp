@@ -60,8 +60,9 @@ std::string remedy_for(const ErrorEstimate& e, const std::string& method) {
                    : "reduce --step (or leave it to the tolerance)";
     }
     return method == "strobo"
-               ? "the differencing error of the averaged field: use --order 4, or loosen --rtol "
-                 "and --atol"
+               ? "the fast oscillation (outputs away from the stroboscopic times t0 + k 2 pi/omega "
+                 "are the smooth interpolant, which misses it: end the run at such a time) or the "
+                 "differencing error of the field (use --order 4); or loosen --rtol and --atol"
                : "the fast and slow scales are not separated enough for this tolerance (the "
                  "averaged motion differs from the true one by about this much): loosen --rtol "
                  "and --atol, or integrate directly (dopri5, rattle)";

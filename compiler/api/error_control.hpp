@@ -145,13 +145,15 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         // the tolerance on its own, no refinement can meet it
         const double kept = estimate.averaging + (accuracy.micro_free ? 0.0 : estimate.micro) +
                             (accuracy.macro_free ? 0.0 : estimate.macro);
-        // the larger of the free parts
-        const ErrorPart part =
-            accuracy.micro_free && (!accuracy.macro_free || estimate.micro >= estimate.macro)
-                ? ErrorPart::micro
-                : ErrorPart::macro;
+        // the larger of the free parts; an unresolved micro part first, whatever the rest
+        // (the other parts are measured with the micro steps and may shrink with them)
+        const bool micro_first = accuracy.micro_free && estimate.micro > estimate.tolerance / 4.0;
+        const bool micro =
+            micro_first ||
+            (accuracy.micro_free && (!accuracy.macro_free || estimate.micro >= estimate.macro));
         const bool refined =
-            kept <= estimate.tolerance && runs < max_runs && refine(part, estimate, stats, notes);
+            (micro_first || kept <= estimate.tolerance) && runs < max_runs &&
+            refine(micro ? ErrorPart::micro : ErrorPart::macro, estimate, stats, notes);
         if (!refined) {
             if (accuracy.all_free() && estimate.averaging > estimate.tolerance) {
                 estimate.dominant = "averaging"; // what no setting reduces

@@ -184,6 +184,12 @@ struct StroboscopicField::Impl {
                                                              static_cast<double>(i) /
                                                                  static_cast<double>(per_period));
                         stepper.step(s, target - s.t);
+                        if (track_amplitude && p == 1 && sign > 0.0) {
+                            path.col(static_cast<Eigen::Index>(i - 1)) = s.q;
+                        }
+                    }
+                    if (track_amplitude && p == 1 && sign > 0.0 && n > 0) {
+                        chord_deviation(Y.segment(0, n));
                     }
                     micro_steps += per_period;
                     s.t = t_start + sign * delta * static_cast<double>(p);
@@ -193,8 +199,24 @@ struct StroboscopicField::Impl {
             micro);
     }
 
+    // The fast oscillation's amplitude over the first forward period: the largest distance of
+    // the micro positions from the chord between q(0) and q(delta) (the slow motion's part).
+    void chord_deviation(const Eigen::Ref<const Vector>& q0) {
+        const auto N = static_cast<Eigen::Index>(per_period);
+        const Vector end = path.col(N - 1);
+        for (Eigen::Index i = 0; i < N; ++i) {
+            const double f = static_cast<double>(i + 1) / static_cast<double>(N);
+            amplitude =
+                std::max(amplitude, (path.col(i) - q0 - f * (end - q0)).cwiseAbs().maxCoeff());
+        }
+    }
+
     void evaluate(double t, const Vector& Y, Vector& F) {
         const int periods = order == 4 ? 2 : 1;
+        amplitude = 0.0;
+        if (track_amplitude && path.cols() != static_cast<Eigen::Index>(per_period)) {
+            path = Matrix::Zero(n, static_cast<Eigen::Index>(per_period));
+        }
         if (slow_time) {
             // micro time tau from 0, slow time t + tau, phases theta(t_origin) + omega tau: the
             // field of the stroboscopic averaged equation Y' = F(Y, t) at the stroboscopic phase
@@ -328,6 +350,10 @@ struct StroboscopicField::Impl {
     Vector phi_p1, phi_p2, phi_m1, phi_m2, Y_projected;
     std::size_t evaluations = 0;
     std::size_t micro_steps = 0;
+    // the largest |q(tau) - q(0)| over the first forward period of the last evaluation
+    bool track_amplitude = false;
+    double amplitude = 0.0;
+    Matrix path; // the micro positions over that period (n x per_period)
 };
 
 StroboscopicField::StroboscopicField(const Model& model, const StroboscopicOptions& options,
@@ -388,6 +414,12 @@ int StroboscopicField::micro_order() const {
         return 4;
     }
 }
+void StroboscopicField::track_amplitude() {
+    impl_->track_amplitude = true;
+}
+double StroboscopicField::amplitude() const {
+    return impl_->amplitude;
+}
 void StroboscopicField::differencing_error(double& dq, double& dv) const {
     impl_->differencing_error(dq, dv);
 }
@@ -437,6 +469,8 @@ void StroboscopicIntegrator::start(State& state) {
         StroboscopicOptions fine = options_;
         fine.micro_steps_per_period = 2 * options_.micro_steps_per_period;
         fine_ = std::make_unique<StroboscopicField>(*model_, fine, t0_);
+        fine_->track_amplitude();
+        amplitude_ = 0.0;
         StroboscopicOptions shadow = options_;
         shadow.order = 4; // step doubling at the run's order; order 2 also needs F4
         shadow_ = std::make_unique<StroboscopicField>(*model_, shadow, t0_);
@@ -553,6 +587,11 @@ ErrorParts StroboscopicIntegrator::error() const {
         return {};
     }
     ErrorParts parts = error_.parts();
+    // away from the stroboscopic times the output is the smooth interpolant: it misses the
+    // fast oscillation, whose amplitude the last micro sample measured
+    if (!on_stroboscope(t_)) {
+        parts.averaging += amplitude_;
+    }
     parts.micro_steps = fine_->micro_steps() + shadow_->micro_steps();
     parts.force_evaluations = fine_->force_evaluations() + shadow_->force_evaluations();
     return parts;
@@ -564,6 +603,7 @@ ErrorParts StroboscopicIntegrator::error() const {
 void StroboscopicIntegrator::sample_error(double t, bool fresh) {
     const Eigen::Index n = model_->positions();
     fine_->evaluate(t, Y_, F_fine_);
+    amplitude_ = fine_->amplitude();
     const double factor = richardson_factor(field_->micro_order());
     const auto norm = [&](const Vector& v, Eigen::Index begin) {
         return n == 0 ? 0.0 : v.segment(begin, n).cwiseAbs().maxCoeff();

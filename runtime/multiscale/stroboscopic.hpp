@@ -110,7 +110,8 @@ struct StroboscopicOptions {
     // from the field at twice the micro steps per period, sampled at the first macro step and
     // every `estimate_every` steps; the macro part from rk4 step doubling at the same steps
     // (dopri5: its embedded error, every step); the averaging part from the differencing error
-    // of the field (orders 2 and 4 from the same period maps). Counted apart from the method's
+    // of the field (orders 2 and 4 from the same period maps) and, at an output that is not a
+    // stroboscopic time, the fast oscillation's amplitude. Counted apart from the method's
     // work (ErrorParts).
     bool estimate_error = false;
     std::size_t estimate_every = 8;
@@ -185,6 +186,10 @@ public:
     // 1.2 |F2 - F4|^2/|F4|, at most |F2 - F4| (the leading terms d^2/6 D3 and -d^4/30 D5 of the
     // two formulas, D_k the k-th derivative of the averaged flow, with D5 ~ D3 (D3/F)).
     void differencing_error(double& dq, double& dv) const;
+    // Measure, in each evaluation, the largest |q(tau) - q(0)| over the first forward period
+    // (amplitude()): the fast oscillation's size, with one period of the slow motion.
+    void track_amplitude();
+    double amplitude() const;
 
     double period() const;
     double micro_step() const;
@@ -253,6 +258,7 @@ private:
     Vector Y2H_, F_fine_, k_shadow_;
     std::size_t doubling_end_ = 0, sampled_step_ = 0;
     double local_error_ = 0.0, local_velocity_error_ = 0.0;
+    double amplitude_ = 0.0; // the fast oscillation's, at the last micro sample
 };
 
 // Runs stroboscopic averaging from state.t to options.t_end; the observer (e.g. CsvWriter)
