@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -34,6 +35,7 @@ struct RunOptions {
     std::string output;                  // empty: stdout
     std::string units_file;              // --units-file: column,unit for each CSV column
     bool quiet = false;
+    bool error_estimate = false; // --error-estimate: the running estimate as a last column
 };
 
 // After a failed write: cut the part of a line the system took, so the CSV ends with its last
@@ -104,14 +106,19 @@ int run(const RunOptions& o) {
         return interruption_signal() == 0;
     };
     const OutputLayout layout = output_layout(compiled);
-    if (!o.units_file.empty()) {
-        std::vector<std::string> columns = layout.columns;
-        if (layout.events) {
-            columns.emplace_back("event");
-        }
-        write_units(o.units_file, compiled, columns);
+    std::vector<std::string> columns = layout.columns;
+    if (o.error_estimate) {
+        columns.push_back("error_estimate");
     }
-    runtime::CsvWriter csv(*out, layout.columns, layout.events);
+    if (!o.units_file.empty()) {
+        std::vector<std::string> unit_columns = columns;
+        if (layout.events) {
+            unit_columns.emplace_back("event");
+        }
+        write_units(o.units_file, compiled, unit_columns);
+    }
+    runtime::CsvWriter csv(*out, columns, layout.events);
+    std::vector<double> with_estimate;
     double last_row = 0.0; // the time of the last row written
     bool warned = false;
     const ForecastObserver forecast = [&](const OutputForecast& f) {
@@ -126,7 +133,15 @@ int run(const RunOptions& o) {
     const SimulationStatistics result = simulate(
         compiled, o.simulation,
         [&](const OutputRow& row) {
-            csv.write_row(row.values, row.event);
+            if (o.error_estimate) {
+                // the running estimate of a multiscale method; NaN for a classical one
+                with_estimate.assign(row.values.begin(), row.values.end());
+                with_estimate.push_back(
+                    row.error_estimate.value_or(std::numeric_limits<double>::quiet_NaN()));
+                csv.write_row(with_estimate, row.event);
+            } else {
+                csv.write_row(row.values, row.event);
+            }
             last_row = row.t;
             return true;
         },
@@ -153,6 +168,15 @@ int run(const RunOptions& o) {
     if (!o.quiet) {
         std::cerr << "mdl run: " << result.summary << "\n";
     }
+    if (result.error_estimate && !result.error_estimate->met()) {
+        // not --quiet's to hide: the run kept settings that do not meet the tolerance
+        const ErrorEstimate& e = *result.error_estimate;
+        std::cerr << fmt::format("mdl run: warning: the error estimate {:.2g} exceeds the "
+                                 "tolerance {:.2g} (rtol {:g}, atol {:g}); the {} part dominates "
+                                 "(micro {:.2g}, macro {:.2g}, averaging {:.2g}): {}\n",
+                                 e.total, e.tolerance, e.rtol, e.atol, e.dominant, e.micro, e.macro,
+                                 e.averaging, e.remedy);
+    }
     return exit_status::success;
 }
 
@@ -172,6 +196,9 @@ std::function<int()> add_run_command(CLI::App& app) {
                     "Also write the unit of each CSV column to this file, as CSV lines "
                     "'column,unit' (empty where the model does not determine it)");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line and no progress bar");
+    cmd->add_flag("--error-estimate", o->error_estimate,
+                  "Add a last CSV column error_estimate: a multiscale method's running estimate "
+                  "of its position error at each row (NaN for the classical methods)");
     return [o]() {
         catch_interruptions();
         try {

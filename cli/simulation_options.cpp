@@ -30,10 +30,14 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
     cmd->add_option("--step", o.step,
                     "Step size; for dopri5 the output interval, for HMM and strobo the macro "
                     "step H (default: the model's step)");
-    cmd->add_option("--rtol", o.rtol,
-                    "Relative tolerance of adaptive methods and of strobo's dopri5 macro "
-                    "(default 1e-6)");
-    cmd->add_option("--atol", o.atol, "Absolute tolerance of adaptive methods (default 1e-9)");
+    cmd->add_option(
+        "--rtol", o.rtol,
+        "Relative tolerance of adaptive methods and of strobo's dopri5 macro "
+        "(default 1e-6); of the multiscale methods' error estimate, atol + rtol "
+        "max|q| (default 1e-3): settings left to their defaults are refined to meet it");
+    cmd->add_option("--atol", o.atol,
+                    "Absolute tolerance of adaptive methods (default 1e-9); of the multiscale "
+                    "methods' error estimate (default 1e-6)");
     cmd->add_option("--rho-inf", o.rho_inf,
                     "Spectral radius at infinity of generalized-alpha, in [0, 1] (default 0.9)");
     cmd->add_option("--constraint-tol", o.constraint_tol,

@@ -173,6 +173,25 @@ PYBIND11_MODULE(_mdl, m) {
         }
     });
 
+    py::class_<mdl::ErrorEstimate>(m, "ErrorEstimate",
+                                   "A multiscale run's estimate of its position error at the stop "
+                                   "time, in parts (docs/methods.md, Error estimates)")
+        .def_readonly("total", &mdl::ErrorEstimate::total, "micro + macro + averaging")
+        .def_readonly("micro", &mdl::ErrorEstimate::micro, "the micro integration's part")
+        .def_readonly("macro", &mdl::ErrorEstimate::macro, "the macro integration's part")
+        .def_readonly("averaging", &mdl::ErrorEstimate::averaging,
+                      "the 1/omega terms and the filter's residual")
+        .def_readonly("tolerance", &mdl::ErrorEstimate::tolerance, "atol + rtol max|q|")
+        .def_readonly("dominant", &mdl::ErrorEstimate::dominant, "the largest part's name")
+        .def_readonly("runs", &mdl::ErrorEstimate::runs, "runs made to meet the tolerance")
+        .def_readonly("remedy", &mdl::ErrorEstimate::remedy,
+                      "what would reduce the dominant part, when the tolerance is not met")
+        .def_property_readonly("met", &mdl::ErrorEstimate::met)
+        .def("__repr__", [](const mdl::ErrorEstimate& e) {
+            return "<mdl.ErrorEstimate: " + std::to_string(e.total) + " (" + e.dominant +
+                   " dominates; tolerance " + std::to_string(e.tolerance) + ")>";
+        });
+
     py::class_<mdl::SimulationStatistics>(m, "Statistics", "What a run cost and how it was set up.")
         .def_readonly("method", &mdl::SimulationStatistics::method, "the method as run")
         .def_readonly("start", &mdl::SimulationStatistics::start)
@@ -188,6 +207,8 @@ PYBIND11_MODULE(_mdl, m) {
                       "wall time of the integration")
         .def_readonly("summary", &mdl::SimulationStatistics::summary,
                       "the summary line mdl run prints")
+        .def_readonly("error_estimate", &mdl::SimulationStatistics::error_estimate,
+                      "a multiscale run's ErrorEstimate; None for the classical methods")
         .def("__repr__", [](const mdl::SimulationStatistics& s) {
             return "<mdl.Statistics: " + s.summary + ">";
         });

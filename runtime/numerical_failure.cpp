@@ -23,6 +23,8 @@ std::string_view to_string(FailureKind kind) {
         return "fast force not filtered out";
     case FailureKind::singular_mass_matrix:
         return "mass matrix not positive definite";
+    case FailureKind::tolerance_not_met:
+        return "error estimate above the tolerance";
     }
     return "numerical failure";
 }

@@ -18,6 +18,7 @@ enum class FailureKind {
     unresolved_fast_scale,        // a multiscale micro step too large for the fast frequency
     unfiltered_fast_force,        // an HMM filter that leaves too much of the O(omega) force
     singular_mass_matrix,         // M(q) of a kinetic energy not positive definite
+    tolerance_not_met,            // a multiscale run's error estimate above its tolerance
 };
 
 std::string_view to_string(FailureKind kind);

@@ -156,6 +156,20 @@ void mdl_result_statistics(const mdl_result* r, mdl_statistics* s) {
     s->stopped = r->statistics.stopped ? 1 : 0;
 }
 
+int mdl_result_error_estimate(const mdl_result* r, mdl_error_estimate* estimate) {
+    if (r->failed || !r->statistics.error_estimate) {
+        return 0;
+    }
+    const mdl::ErrorEstimate& e = *r->statistics.error_estimate;
+    estimate->total = e.total;
+    estimate->micro = e.micro;
+    estimate->macro = e.macro;
+    estimate->averaging = e.averaging;
+    estimate->tolerance = e.tolerance;
+    estimate->dominant = e.dominant.c_str();
+    return 1;
+}
+
 const char* mdl_result_method(const mdl_result* r) {
     return r->failed ? r->failure_method.c_str() : r->statistics.method.c_str();
 }

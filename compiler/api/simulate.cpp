@@ -4,6 +4,7 @@
 // sweep`, the C API and the Python module all run simulations through here.
 #include "mdl/simulate.hpp"
 
+#include "compiler/api/error_control.hpp"
 #include "compiler/api/multiscale_setup.hpp"
 #include "compiler/api/option_checks.hpp"
 #include "compiler/api/runtime_view.hpp"
@@ -84,6 +85,13 @@ struct Observer {
     std::size_t every = 1;
     std::size_t observed = 0, next_projection = 1000;
     bool stop = false;
+    std::optional<double> estimate = {}; // multiscale methods: the running error estimate
+    void error_estimate(const runtime::multiscale::ErrorParts& parts) {
+        if (parts.estimated) {
+            estimate = parts.total();
+        }
+    }
+    void running_estimate(double total) { estimate = total; }
     void operator()(const runtime::State& s) {
         if (rows.observe(s)) {
             emit();
@@ -153,6 +161,7 @@ struct Observer {
             row.energy = values[next];
         }
         row.values = values;
+        row.error_estimate = estimate;
         if (!output.rows(row)) {
             stop = true;
         }
@@ -299,6 +308,22 @@ void resolve_tolerances(const SimulationSettings& o, const CompiledModel& compil
     if (used) {
         require_tolerances(rtol, atol, pure_absolute);
     }
+}
+
+// The multiscale runs' tolerance (--rtol, --atol, else the annotation's rtol or Tolerance and
+// atol, else 1e-3 and 1e-6) and which settings the control may refine.
+Accuracy multiscale_accuracy(const SimulationSettings& o, const CompiledModel& compiled,
+                             bool micro_free, bool macro_free) {
+    Accuracy a;
+    resolve_tolerances(o, compiled, a.rtol, a.atol, true, false);
+    a.micro_free = micro_free;
+    a.macro_free = macro_free;
+    return a;
+}
+
+// A setting given by a flag or by the model's annotation: the control keeps it.
+bool fixed_setting(const CompiledModel& compiled, bool flag, const char* key) {
+    return flag || compiled.has_setting(key);
 }
 
 // The classical method: --method, else the annotation's, else the runtime's choice.
@@ -606,32 +631,90 @@ runtime::multiscale::HmmOptions hmm_options(const SimulationSettings& o,
     return options;
 }
 
+// "a; b": the refinements a controlled run made, for its summary.
+void add_note(std::string& notes, const std::string& note) {
+    notes += (notes.empty() ? "" : "; ") + note;
+}
+
 SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
                              const runtime::Model& model, const std::string& method,
                              const Output& output) {
     namespace ms = runtime::multiscale;
     SimulationStatistics r;
     r.method = method;
-    const ms::HmmOptions options = hmm_options(o, compiled, method, r);
+    ms::HmmOptions options = hmm_options(o, compiled, method, r);
+    options.estimate_error = true;
+    // The micro step follows a fixed H by default (the paper's h = (2 pi/omega) H/T_macro), so
+    // a fixed H fixes it too. SHAKE's micro-forces carry the Newton tolerance of the
+    // constraints times omega^2 as noise, which the comparison with h/2 measures at fine micro
+    // steps: hmm-shake and hmm-rattle report their micro part but do not refine it.
+    const bool macro_free = !fixed_setting(compiled, o.step.has_value(), "step");
+    const Accuracy accuracy = multiscale_accuracy(
+        o, compiled,
+        method == "hmm" && macro_free &&
+            !fixed_setting(compiled, o.micro_steps_per_period.has_value(),
+                           "micro_steps_per_period") &&
+            !fixed_setting(compiled, o.macro_time.has_value(), "macro_time_scale"),
+        macro_free);
+    const double span = options.t_end - r.start;
+    // micro: more micro steps per period (velocity Verlet and SHAKE: order 2); macro: a smaller
+    // H dividing the interval, the micro step kept
+    const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::HmmStats& st,
+                            std::string& notes) {
+        if (part == ErrorPart::micro && accuracy.micro_free) {
+            const std::size_t n =
+                refined_count(st.micro_steps_per_period, e.micro, e.tolerance / 4.0, 2, 1e5);
+            if (n == 0) {
+                return false;
+            }
+            add_note(notes,
+                     fmt::format("micro steps per period {} -> {}", st.micro_steps_per_period, n));
+            options.micro_steps_per_period = n;
+            return true;
+        }
+        if (part == ErrorPart::macro && accuracy.macro_free) {
+            const double steps = std::ceil(
+                span / refined_step(options.macro_step, e.macro, e.tolerance / 2.0, 2) - 1e-9);
+            if (!(steps <= 1e6)) {
+                return false;
+            }
+            add_note(notes, fmt::format("H {:g} -> {:g}", options.macro_step, span / steps));
+            options.micro_steps_per_period = st.micro_steps_per_period;
+            options.macro_step = span / steps;
+            return true;
+        }
+        return false;
+    };
+    ErrorEstimate estimate;
+    std::string notes;
     const std::size_t every = output_every(o, compiled, options.macro_step);
-    const auto ran = run_into(
-        r, compiled, model, every, options.macro_step, output,
-        [&](runtime::State& state, auto& observer) {
-            return naming_period(o, [&] { return ms::run_hmm(model, state, options, observer); });
-        });
+    const auto ran = run_into(r, compiled, model, every, options.macro_step, output,
+                              [&](runtime::State& state, auto& observer) {
+                                  return naming_period(o, [&] {
+                                      return controlled_run(
+                                          state, observer, accuracy, method, options.t_end,
+                                          [&](runtime::State& s, auto& recorder) {
+                                              return ms::run_hmm(model, s, options, recorder);
+                                          },
+                                          refine, estimate, notes);
+                                  });
+                              });
     if (!ran) {
         return stopped(r, compiled);
     }
     const ms::HmmStats& stats = *ran;
     r.micro_steps = stats.micro_steps;
+    r.error_estimate = estimate;
     const bool half = stats.half_window;
-    r.summary = fmt::format(
-        "{} with {} ({}, {} filter{}): t = {} to {}, {} macro steps of {:g}, {} micro-steps (h = "
-        "{:g}, {} per force), {} force evaluations, {:.3f} s",
-        compiled.name(), method, ms::to_string(options.algorithm), ms::to_string(options.filter),
-        half ? ", half window: force even in the phase" : "", r.start, options.t_end,
-        stats.macro_steps, options.macro_step, stats.micro_steps, stats.micro_step,
-        stats.micro_steps_per_window, stats.force_evaluations, r.seconds);
+    r.summary =
+        fmt::format("{} with {} ({}, {} filter{}): t = {} to {}, {} macro steps of {:g}, {} "
+                    "micro-steps (h = {:g}, {} per force), {} force evaluations, {:.3f} s",
+                    compiled.name(), method, ms::to_string(options.algorithm),
+                    ms::to_string(options.filter),
+                    half ? ", half window: force even in the phase" : "", r.start, options.t_end,
+                    stats.macro_steps, options.macro_step, stats.micro_steps, stats.micro_step,
+                    stats.micro_steps_per_window, stats.force_evaluations, r.seconds) +
+        summarize_estimate(estimate, notes, stats.force_evaluations);
     return r;
 }
 
@@ -676,25 +759,89 @@ runtime::multiscale::StroboscopicOptions strobo_options(const SimulationSettings
     return options;
 }
 
+// The micro-integrator's order (Richardson's factor and the refinement of the micro steps).
+int micro_order(runtime::multiscale::StroboscopicMicro micro) {
+    using runtime::multiscale::StroboscopicMicro;
+    return micro == StroboscopicMicro::verlet              ? 2
+           : micro == StroboscopicMicro::half_explicit_rk3 ? 3
+                                                           : 4;
+}
+
+// The dopri5 macro's tolerances scaled to bring its part of the estimate to `target`.
+void tighten(double& rtol, double& atol, double error, double target, std::string& notes) {
+    const double factor = std::clamp(0.5 * target / error, 1e-3, 0.3);
+    add_note(notes, fmt::format("macro rtol {:g} -> {:g}", rtol, rtol * factor));
+    rtol *= factor;
+    atol *= factor;
+}
+
+bool tolerances_fixed(const SimulationSettings& o, const CompiledModel& compiled) {
+    return o.rtol || o.atol || compiled.has_setting("rtol") || compiled.has_setting("Tolerance") ||
+           compiled.has_setting("atol");
+}
+
 SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel& compiled,
                                 const runtime::Model& model, const Output& output) {
     namespace ms = runtime::multiscale;
     SimulationStatistics r;
     r.method = "strobo";
-    const ms::StroboscopicOptions options = strobo_options(o, compiled, r);
+    ms::StroboscopicOptions options = strobo_options(o, compiled, r);
+    options.estimate_error = true;
     const bool adaptive = options.macro == ms::StroboscopicMacro::dopri5;
+    const Accuracy accuracy = multiscale_accuracy(
+        o, compiled,
+        !fixed_setting(compiled, o.micro_steps_per_period.has_value(), "micro_steps_per_period"),
+        adaptive ? !tolerances_fixed(o, compiled)
+                 : !fixed_setting(compiled, o.step.has_value(), "step"));
+    const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::StroboscopicStats& st,
+                            std::string& notes) {
+        if (part == ErrorPart::micro && accuracy.micro_free) {
+            const std::size_t n = refined_count(options.micro_steps_per_period, e.micro,
+                                                e.tolerance / 4.0, micro_order(st.micro), 1e5);
+            if (n == 0) {
+                return false;
+            }
+            add_note(notes, fmt::format("micro steps per period {} -> {}",
+                                        options.micro_steps_per_period, n));
+            options.micro_steps_per_period = n;
+            return true;
+        }
+        if (part == ErrorPart::macro && accuracy.macro_free) {
+            if (adaptive) {
+                tighten(options.rtol, options.atol, e.macro, e.tolerance / 2.0, notes);
+                return true;
+            }
+            const double H = refined_step(options.macro_step, e.macro, e.tolerance / 2.0, 4);
+            if (!((options.t_end - r.start) / H <= 1e6)) {
+                return false;
+            }
+            add_note(notes, fmt::format("H {:g} -> {:g}", options.macro_step, H));
+            options.macro_step = H;
+            return true;
+        }
+        return false;
+    };
+    ErrorEstimate estimate;
+    std::string notes;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
-    const auto ran = run_into(r, compiled, model, every, options.macro_step, output,
-                              [&](runtime::State& state, auto& observer) {
-                                  return naming_period(o, [&] {
-                                      return ms::run_stroboscopic(model, state, options, observer);
-                                  });
-                              });
+    const auto ran =
+        run_into(r, compiled, model, every, options.macro_step, output,
+                 [&](runtime::State& state, auto& observer) {
+                     return naming_period(o, [&] {
+                         return controlled_run(
+                             state, observer, accuracy, "strobo", options.t_end,
+                             [&](runtime::State& s, auto& recorder) {
+                                 return ms::run_stroboscopic(model, s, options, recorder);
+                             },
+                             refine, estimate, notes);
+                     });
+                 });
     if (!ran) {
         return stopped(r, compiled);
     }
     const ms::StroboscopicStats& stats = *ran;
     r.micro_steps = stats.micro_steps;
+    r.error_estimate = estimate;
     r.summary = fmt::format(
         "{} with strobo (order {}, {} macro, {} micro): t = {} to {}, {} macro steps{}, {} "
         "averaged fields, {} micro-steps (h = {:g}, {} per field), {} force evaluations, {}, "
@@ -712,6 +859,7 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
         r.summary += fmt::format("; max |g| = {:.2g}, max |G v| = {:.2g} at the outputs",
                                  stats.max_position_residual, stats.max_velocity_residual);
     }
+    r.summary += summarize_estimate(estimate, notes, stats.force_evaluations);
     return r;
 }
 
@@ -793,26 +941,73 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     SimulationStatistics r;
     r.method = "hmm-stiff";
     std::string omega_source;
-    const ms::StiffHmmOptions options = stiff_hmm_options(o, compiled, r, omega_source);
+    ms::StiffHmmOptions options = stiff_hmm_options(o, compiled, r, omega_source);
+    options.estimate_error = true;
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
+    // the micro steps are not refined: the fast force's errors they make are filtered out
+    // (Sanz-Serna, Ariel & Tsai, the remark on the micro-integrations' accuracy)
+    const Accuracy accuracy =
+        multiscale_accuracy(o, compiled, false,
+                            adaptive ? !tolerances_fixed(o, compiled)
+                                     : !fixed_setting(compiled, o.step.has_value(), "step") &&
+                                           options.reproject_every == 0.0);
+    const double span = options.t_end - r.start;
+    const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::StiffHmmStats&,
+                            std::string& notes) {
+        if (part == ErrorPart::micro && accuracy.micro_free) {
+            const std::size_t n =
+                refined_count(options.micro_steps_per_period, e.micro, e.tolerance / 4.0, 2, 1e5);
+            if (n == 0) {
+                return false;
+            }
+            add_note(notes, fmt::format("micro steps per period {} -> {}",
+                                        options.micro_steps_per_period, n));
+            options.micro_steps_per_period = n;
+            return true;
+        }
+        if (part == ErrorPart::macro && accuracy.macro_free) {
+            if (adaptive) {
+                tighten(options.rtol, options.atol, e.macro, e.tolerance / 2.0, notes);
+                return true;
+            }
+            const double steps = std::ceil(
+                span / refined_step(options.macro_step, e.macro, e.tolerance / 2.0, 4) - 1e-9);
+            if (!(steps <= 1e6)) {
+                return false;
+            }
+            add_note(notes, fmt::format("H {:g} -> {:g}", options.macro_step, span / steps));
+            options.macro_step = span / steps;
+            return true;
+        }
+        return false;
+    };
+    ErrorEstimate estimate;
+    std::string notes;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
     const auto ran = run_into(r, compiled, model, every, options.macro_step, output,
                               [&](runtime::State& state, auto& observer) {
-                                  return ms::run_stiff_hmm(model, state, options, observer);
+                                  return controlled_run(
+                                      state, observer, accuracy, "hmm-stiff", options.t_end,
+                                      [&](runtime::State& s, auto& recorder) {
+                                          return ms::run_stiff_hmm(model, s, options, recorder);
+                                      },
+                                      refine, estimate, notes);
                               });
     if (!ran) {
         return stopped(r, compiled);
     }
     const ms::StiffHmmStats& stats = *ran;
     r.micro_steps = stats.micro_steps;
-    r.summary = fmt::format(
-        "{} with hmm-stiff ({} macro, omega = {:g} from {}): t = {} to {}, {} macro steps "
-        "accepted, {} rejected, {} averaged forces, {} projections, {} micro-steps (h = {:g}, {} "
-        "per force), {} force evaluations, {:.3f} s",
-        compiled.name(), ms::to_string(options.macro), options.omega, omega_source, r.start,
-        options.t_end, stats.macro_steps, stats.rejected_steps, stats.force_estimates,
-        stats.projections, stats.micro_steps, stats.micro_step, stats.micro_steps_per_window,
-        stats.force_evaluations, r.seconds);
+    r.error_estimate = estimate;
+    r.summary =
+        fmt::format("{} with hmm-stiff ({} macro, omega = {:g} from {}): t = {} to {}, {} macro "
+                    "steps accepted, {} rejected, {} averaged forces, {} projections, {} "
+                    "micro-steps (h = {:g}, {} per force), {} force evaluations, {:.3f} s",
+                    compiled.name(), ms::to_string(options.macro), options.omega, omega_source,
+                    r.start, options.t_end, stats.macro_steps, stats.rejected_steps,
+                    stats.force_estimates, stats.projections, stats.micro_steps, stats.micro_step,
+                    stats.micro_steps_per_window, stats.force_evaluations, r.seconds) +
+        summarize_estimate(estimate, notes, stats.force_evaluations);
     return r;
 }
 

@@ -53,6 +53,14 @@ int main(int argc, char** argv) {
         }
         printf("\n");
     }
+    mdl_error_estimate estimate; /* multiscale methods: the run's own error estimate */
+    if (mdl_result_error_estimate(result, &estimate)) {
+        fprintf(stderr,
+                "c_simulate: error estimate %.2g (micro %.2g, macro %.2g, averaging %.2g; %s "
+                "dominates), tolerance %.2g\n",
+                estimate.total, estimate.micro, estimate.macro, estimate.averaging,
+                estimate.dominant, estimate.tolerance);
+    }
     if (status == MDL_NUMERICAL_FAILURE) {
         fprintf(stderr, "c_simulate: %s\n", error);
         mdl_free_string(error);

@@ -87,6 +87,7 @@ struct HmmForceEstimator::Impl {
         if (o.micro_steps_per_period == 0) {
             per_period = std::round(o.macro_time_scale / o.macro_step);
         }
+        resolved_per_period = static_cast<std::size_t>(std::max(1.0, per_period));
         per_period *= static_cast<double>(period.fastest);
         slow_time = m.time_dependent();
         from_macro_velocity = m.velocity_dependent();
@@ -425,6 +426,31 @@ struct HmmForceEstimator::Impl {
         }
     }
 
+    // The averaging error's sources at (t, X, V): the fast displacement's amplitude and the
+    // unfiltered acceleration, from the enslaving samples along the orbit from Algorithm 2's
+    // start phase (the synchronous one's at t), counted apart from the method's evaluations.
+    void averaging_error(double t, const Vector& X, const Vector& V, double& displacement,
+                         double& unfiltered) {
+        const std::size_t before = extra_evaluations;
+        Vector base = start_phase;
+        if (options.algorithm == HmmAlgorithm::synchronous) {
+            model->phases(t, base);
+        }
+        enslaved_velocity(t, X, V, base);
+        displacement = 0.0;
+        double amplitude = 0.0;
+        for (int k = 1; k <= harmonics; ++k) {
+            const auto i = static_cast<std::size_t>(k);
+            const double a_k = (2.0 / samples) * std::sqrt(ck[i].cwiseAbs2().maxCoeff() +
+                                                           sk[i].cwiseAbs2().maxCoeff());
+            amplitude += a_k;
+            displacement += a_k / ((k * omega) * (k * omega));
+        }
+        unfiltered = filter_residual * amplitude;
+        estimate_evaluations += extra_evaluations - before;
+        extra_evaluations = before;
+    }
+
     void estimate(double t, const Vector& X, const Vector& V, Vector& F) {
         if (!filter_checked) {
             require_filtered(t, X, V);
@@ -518,6 +544,8 @@ struct HmmForceEstimator::Impl {
     Vector a, acc, sum, dv, dx, tmp, tmp_q, theta, phase_base, kappa, lambda;
     Matrix G;
     std::size_t micro = 0, extra_evaluations = 0, estimates = 0;
+    std::size_t estimate_evaluations = 0; // averaging_error()'s samples
+    std::size_t resolved_per_period = 0;  // micro steps per period of the fastest vibration
 };
 
 HmmForceEstimator::HmmForceEstimator(const Model& model, const HmmOptions& options)
@@ -571,6 +599,16 @@ void HmmForceEstimator::averaged_state(double t, const Vector& x, const Vector& 
 std::size_t HmmForceEstimator::estimates() const {
     return impl_->estimates;
 }
+void HmmForceEstimator::averaging_error(double t, const Vector& X, const Vector& V,
+                                        double& displacement, double& unfiltered) {
+    impl_->averaging_error(t, X, V, displacement, unfiltered);
+}
+std::size_t HmmForceEstimator::estimate_evaluations() const {
+    return impl_->estimate_evaluations;
+}
+std::size_t HmmForceEstimator::steps_per_period() const {
+    return impl_->resolved_per_period;
+}
 
 // ---------------------------------------------------------------------------------------
 // The macro-integrator
@@ -609,7 +647,23 @@ void HmmIntegrator::start(State& s) {
     estimator_.averaged_state(s.t, s.q, s.v, X_next_, tmp_);
     s.q = X_next_;
     s.v = tmp_;
-    estimator_.estimate(s.t, s.q, s.v, F_);
+    if (options_.estimate_error) {
+        HmmOptions fine = options_;
+        fine.micro_steps_per_period = 2 * estimator_.steps_per_period();
+        fine.estimate_error = false;
+        fine_ = std::make_unique<HmmForceEstimator>(*model_, fine);
+        F_fine_ = F_;
+        error_ = ErrorAccumulator{};
+        history_ = 0;
+        double displacement = 0.0, unfiltered = 0.0;
+        estimator_.averaging_error(s.t, s.q, s.v, displacement, unfiltered);
+        error_.add_position(ErrorAccumulator::averaging, displacement);
+        error_.set_rates(ErrorAccumulator::averaging, 0.0, unfiltered);
+        X1_ = s.q;
+        history_ = 1;
+    }
+    sample_due_ = options_.estimate_error;
+    estimate(s.t, s.q, s.v);
     if (options_.macro == HmmMacro::shake) {
         // V_{1/2} = V_0 + H/2 (F_0 + M^-1 G_0^T Lambda_0), g(X_1) = 0
         shake_solve(s.t, s.q, s.v, F_, true);
@@ -649,7 +703,7 @@ void HmmIntegrator::verlet_advance(State& s, bool last) {
     }
     // the synchronous prediction P~_{n+1} = P_{n+1/2} + H/2 F_n
     s.v = V_half_ + (0.5 * H_) * F_;
-    estimator_.estimate(s.t, s.q, s.v, F_);
+    estimate(s.t, s.q, s.v);
     s.v = V_half_ + (0.5 * H_) * F_;
 }
 
@@ -663,7 +717,7 @@ void HmmIntegrator::shake_advance(State& s, bool last) {
         s.lambda = lambda_;
         return;
     }
-    estimator_.estimate(s.t, s.q, V_half_, F_);
+    estimate(s.t, s.q, V_half_);
     shake_solve(s.t, s.q, V_half_, F_, false); // Lambda_{n+1}, X_{n+2}, V_{n+3/2}
     s.v = 0.5 * (V_half_ + V_next_half_);
     s.lambda = lambda_;
@@ -675,7 +729,7 @@ void HmmIntegrator::rattle_advance(State& s) {
     V_half_ = V_next_half_;
     s.q = X_next_;
     s.t = t0_ + static_cast<double>(step_ + 1) * H_;
-    estimator_.estimate(s.t, s.q, V_half_, F_);
+    estimate(s.t, s.q, V_half_);
     // velocity stage: V_{n+1} = V_{n+1/2} + H/2 (F_{n+1} + M^-1 G^T mu), G V_{n+1} = 0
     model_->constraint_jacobian(s.q, G_);
     gram_.factorize(G_, s.t, name());
@@ -687,9 +741,42 @@ void HmmIntegrator::rattle_advance(State& s) {
     s.lambda = lambda_;
 }
 
+void HmmIntegrator::estimate(double t, const Vector& X, const Vector& V) {
+    estimator_.estimate(t, X, V, F_);
+    if (!sample_due_) {
+        return;
+    }
+    sample_due_ = false;
+    // the same force with h/2: velocity Verlet (and SHAKE) micro-steps are of order 2
+    fine_->estimate(t, X, V, F_fine_);
+    const double error = (F_ - F_fine_).cwiseAbs().maxCoeff() * richardson_factor(2);
+    error_.set_rates(ErrorAccumulator::micro, 0.0, error);
+}
+
+// After the step to s: every part propagated over H; the macro part by the local error of the
+// step, |X_{n+1} - 3 X_n + 3 X_{n-1} - X_{n-2}|/6 = H^2 |A_n - A_{n-1}|/6 for the total
+// accelerations A (the difference between two steps of H and one of 2H is six times a step's
+// local error in the positions, O(H^3)); the first two steps take the first such value.
+void HmmIntegrator::account_step(const State& s) {
+    error_.advance(H_);
+    X4_.swap(X3_);
+    X3_.swap(X2_);
+    X2_.swap(X1_);
+    X1_ = s.q;
+    ++history_;
+    if (history_ >= 4) {
+        const double local = (X1_ - 3.0 * X2_ + 3.0 * X3_ - X4_).cwiseAbs().maxCoeff() / 6.0;
+        error_.add_position(ErrorAccumulator::macro, history_ == 4 ? 3.0 * local : local);
+    }
+}
+
 void HmmIntegrator::advance(State& s) {
     if (done()) {
         return;
+    }
+    if (options_.estimate_error && options_.estimate_every > 0 &&
+        (step_ + 1) % options_.estimate_every == 0) {
+        sample_due_ = true;
     }
     const bool last = step_ + 1 == steps_;
     switch (options_.macro) {
@@ -704,6 +791,21 @@ void HmmIntegrator::advance(State& s) {
         break;
     }
     ++step_;
+    sample_due_ = false;
+    if (options_.estimate_error) {
+        account_step(s);
+    }
+}
+
+ErrorParts HmmIntegrator::error() const {
+    if (!options_.estimate_error) {
+        return {};
+    }
+    ErrorParts parts = error_.parts();
+    parts.micro_steps = fine_ ? fine_->micro_steps() : 0;
+    parts.force_evaluations =
+        (fine_ ? fine_->force_evaluations() : 0) + estimator_.estimate_evaluations();
+    return parts;
 }
 
 HmmStats HmmIntegrator::stats() const {
@@ -715,6 +817,8 @@ HmmStats HmmIntegrator::stats() const {
     st.micro_steps_per_window = estimator_.steps_per_window();
     st.micro_step = estimator_.micro_step();
     st.half_window = estimator_.half_window();
+    st.micro_steps_per_period = estimator_.steps_per_period();
+    st.error = error();
     return st;
 }
 

@@ -38,6 +38,7 @@
 #include "runtime/integrators/shake.hpp"
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/model.hpp"
+#include "runtime/multiscale/error_estimate.hpp"
 #include "runtime/multiscale/filters.hpp"
 #include "runtime/state.hpp"
 
@@ -94,6 +95,13 @@ struct HmmOptions {
     // False: the papers' algorithms exactly (mdl reproduce).
     bool offset_correction = true;
     SolverOptions solver = {}; // constraint tolerance of SHAKE/RATTLE (macro and micro)
+    // The run's error estimate (error_estimate.hpp; HmmStats::error): the micro part from the
+    // force at twice the micro steps per period at the first macro step and every
+    // `estimate_every` steps, the macro part from the third differences of the macro positions,
+    // the averaging part from the fast oscillation's amplitude and the filter's residual at the
+    // start. Its work is counted apart (ErrorParts), not in the method's counts.
+    bool estimate_error = false;
+    std::size_t estimate_every = 16;
 };
 
 struct HmmStats {
@@ -105,6 +113,8 @@ struct HmmStats {
     std::size_t micro_steps_per_window = 0; // per force estimate
     double micro_step = 0.0;                // h
     bool half_window = false;               // only [0, eta/2] integrated (even micro-solution)
+    std::size_t micro_steps_per_period = 0; // N as resolved (per period of the fastest vibration)
+    ErrorParts error;                       // options.estimate_error
     IntegrationStats integration() const {
         IntegrationStats s;
         s.steps = macro_steps;
@@ -143,6 +153,17 @@ public:
     // with the offset correction X = x - (enslaved displacement), else X = x.
     void averaged_state(double t, const Vector& x, const Vector& v, Vector& X, Vector& V);
 
+    // The averaging error's sources at (t, X, V), from 16 samples of the acceleration per
+    // period: the amplitude of the fast oscillation of the positions (sum_k |a_k|/(k omega)^2
+    // over the harmonics a_k of the fast acceleration) and the acceleration the filter leaves
+    // unfiltered (its residual times the fast acceleration's amplitude). Its force evaluations
+    // are counted in estimate_evaluations(), not force_evaluations().
+    void averaging_error(double t, const Vector& X, const Vector& V, double& displacement,
+                         double& unfiltered);
+    std::size_t estimate_evaluations() const;
+    // Micro steps per period of the fastest vibration, as resolved (T_macro/H by default).
+    std::size_t steps_per_period() const;
+
     double omega() const; // the common period's rate, 2 pi/T
     double micro_step() const;
     std::size_t steps_per_window() const; // micro steps per estimate
@@ -172,6 +193,8 @@ public:
     // t_n -> t_{n+1}.
     void advance(State& state);
     HmmStats stats() const;
+    // The error estimate so far (empty unless options.estimate_error).
+    ErrorParts error() const;
     const HmmForceEstimator& estimator() const { return estimator_; }
 
 private:
@@ -180,6 +203,9 @@ private:
                      bool start);
     void shake_advance(State& s, bool last);
     void rattle_advance(State& s);
+    // F at (t, X, V) into F_, and the micro error sample when one is due
+    void estimate(double t, const Vector& X, const Vector& V);
+    void account_step(const State& s); // the error estimate after a macro step
 
     const Model* model_;
     HmmOptions options_;
@@ -191,6 +217,13 @@ private:
     Matrix G_, D_;
     ConstraintGram gram_;
     PositionConstraintNewton newton_;
+    // the error estimate (options.estimate_error): the estimator at twice the micro steps per
+    // period, the accumulated parts, the last macro positions (for third differences)
+    std::unique_ptr<HmmForceEstimator> fine_;
+    ErrorAccumulator error_;
+    Vector F_fine_, X1_, X2_, X3_, X4_;
+    std::size_t history_ = 0;
+    bool sample_due_ = false;
 };
 
 // Runs HMM from state.t to options.t_end; the observer (e.g. CsvWriter) sees the macro state
@@ -200,11 +233,13 @@ HmmStats run_hmm(const Model& model, State& state, const HmmOptions& options, Ob
     HmmIntegrator hmm(model, options);
     hmm.start(state);
     require_finite(model, state, hmm.name());
+    report_error_estimate(observer, hmm.error());
     observer(static_cast<const State&>(state));
     std::size_t outputs = 1;
     while (!hmm.done()) {
         hmm.advance(state);
         require_finite(model, state, hmm.name());
+        report_error_estimate(observer, hmm.error());
         observer(static_cast<const State&>(state));
         ++outputs;
     }

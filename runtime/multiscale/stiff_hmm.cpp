@@ -247,8 +247,29 @@ struct StiffHmmIntegrator::Impl {
                        ") must lie after the start time (" + format_number(t0) + ")");
         }
         s.lambda.resize(0);
+        const Vector given = s.q;
         if (options.project_initial) {
             estimator.project(s);
+        }
+        if (options.estimate_error) {
+            StiffHmmOptions fine_options = options;
+            fine_options.micro_steps_per_period *= 2;
+            fine.emplace(*model, fine_options);
+            shadow.emplace(*model, options);
+            StiffHmmOptions half_options = options;
+            half_options.window_periods *= 0.5;
+            half.emplace(*model, half_options);
+            F_half = Vector::Zero(s.q.size());
+            shadow_rk4.emplace(*model, StiffAveragedForce(*shadow));
+            error = ErrorAccumulator{};
+            doubling_end = 0;
+            sampled = 0;
+            local_error = local_velocity_error = 0.0;
+            F_coarse = Vector::Zero(s.q.size());
+            F_fine = F_coarse;
+            // the fast oscillation's amplitude: what the projection removed from the given state
+            error.add_position(ErrorAccumulator::averaging,
+                               given.size() == 0 ? 0.0 : (given - s.q).cwiseAbs().maxCoeff());
         }
         y = s;
         finished = false;
@@ -332,11 +353,61 @@ struct StiffHmmIntegrator::Impl {
         to.v = from.v;
     }
 
+    // The micro error at the macro state: the force at N and 2N micro steps per period.
+    void sample_micro() {
+        shadow->estimate(y.t, y.q, y.v, F_coarse);
+        fine->estimate(y.t, y.q, y.v, F_fine);
+        const double e = F_coarse.size() == 0
+                             ? 0.0
+                             : (F_coarse - F_fine).cwiseAbs().maxCoeff() * richardson_factor(2);
+        error.set_rates(ErrorAccumulator::micro, 0.0, e);
+        // the window's bias: the slow motion within the window enters the kernel average at
+        // second order in its length (O(1/omega^2) for a window of fixed periods); halving the
+        // window divides it by 4, so the bias is 4/3 of the difference
+        half->estimate(y.t, y.q, y.v, F_half);
+        const double bias =
+            F_half.size() == 0 ? 0.0 : (F_coarse - F_half).cwiseAbs().maxCoeff() * (4.0 / 3.0);
+        error.set_rates(ErrorAccumulator::averaging, 0.0, bias);
+    }
+
+    // After an rk4 step of H: the parts propagated; the step's local error from the last
+    // doubling, |y_HH - y_2H|/30 in the positions, held until the next (as strobo's).
+    void account_rk4(double H) {
+        error.advance(H);
+        if (doubling_end != 0 && step + 1 == doubling_end) {
+            return;
+        }
+        if (doubling_end != 0 && step == doubling_end) {
+            const bool empty = y.q.size() == 0;
+            local_error = empty ? 0.0 : (y.q - doubled.q).cwiseAbs().maxCoeff() / 30.0;
+            local_velocity_error = empty ? 0.0 : (y.v - doubled.v).cwiseAbs().maxCoeff() / 30.0;
+            error.add_position(ErrorAccumulator::macro, 2.0 * local_error);
+            error.add_velocity(ErrorAccumulator::macro, 2.0 * local_velocity_error);
+            doubling_end = 0;
+            return;
+        }
+        error.add_position(ErrorAccumulator::macro, local_error);
+        error.add_velocity(ErrorAccumulator::macro, local_velocity_error);
+    }
+
     void rk4_advance() {
         ++step;
         const double t_next = t0 + static_cast<double>(step) * options.macro_step;
+        if (options.estimate_error &&
+            (step - 1) % std::max<std::size_t>(1, options.estimate_every) == 0) {
+            sample_micro();
+            const bool reprojects = steps_per_projection > 0 && step % steps_per_projection == 0;
+            if (step + 1 <= steps && !reprojects) {
+                doubled = y;
+                shadow_rk4->step(doubled, 2.0 * options.macro_step);
+                doubling_end = step + 1;
+            }
+        }
         rk4->step(y, t_next - y.t);
         y.t = t_next;
+        if (options.estimate_error) {
+            account_rk4(options.macro_step);
+        }
         ++accepted;
         if (steps_per_projection > 0 && step % steps_per_projection == 0 && step < steps) {
             estimator.project(y);
@@ -360,10 +431,22 @@ struct StiffHmmIntegrator::Impl {
             last = true;
         }
         double proposed = attempt;
+        if (options.estimate_error && accepted >= sampled) {
+            sample_micro();
+            sampled = accepted + std::max<std::size_t>(1, options.estimate_every);
+        }
+        const double begin_t = y.t;
         if (!dopri5->try_step(y, proposed)) {
             ++rejected;
             h = proposed;
             return;
+        }
+        if (options.estimate_error) {
+            // the embedded error, weighted by atol + rtol |y|, back in position units
+            error.advance(y.t - begin_t);
+            const double scale = y.q.size() == 0 ? 0.0 : y.q.cwiseAbs().maxCoeff();
+            error.add_position(ErrorAccumulator::macro,
+                               dopri5->last_error() * (options.atol + options.rtol * scale));
         }
         ++accepted;
         h = proposed;
@@ -432,6 +515,14 @@ struct StiffHmmIntegrator::Impl {
     std::vector<State> pending;    // outputs of the last accepted step: the first pending_count
     std::size_t pending_count = 0; // (the vector keeps its states for reuse)
     std::size_t next_pending = 0;
+    // the error estimate: the estimators at 2N and at N (samples, step doubling), the parts
+    std::optional<StiffForceEstimator> fine, shadow, half;
+    std::optional<RungeKutta4<StiffAveragedForce>> shadow_rk4;
+    ErrorAccumulator error;
+    State doubled;
+    Vector F_coarse, F_fine, F_half;
+    std::size_t doubling_end = 0, sampled = 0;
+    double local_error = 0.0, local_velocity_error = 0.0;
 };
 
 StiffHmmIntegrator::StiffHmmIntegrator(const Model& model, const StiffHmmOptions& options)
@@ -452,6 +543,18 @@ const StiffForceEstimator& StiffHmmIntegrator::estimator() const {
     return impl_->estimator;
 }
 
+ErrorParts StiffHmmIntegrator::error() const {
+    const Impl& m = *impl_;
+    if (!m.options.estimate_error || !m.fine) {
+        return {};
+    }
+    ErrorParts parts = m.error.parts();
+    parts.micro_steps = m.fine->micro_steps() + m.shadow->micro_steps() + m.half->micro_steps();
+    parts.force_evaluations =
+        m.fine->force_evaluations() + m.shadow->force_evaluations() + m.half->force_evaluations();
+    return parts;
+}
+
 StiffHmmStats StiffHmmIntegrator::stats() const {
     const Impl& m = *impl_;
     StiffHmmStats st;
@@ -465,6 +568,7 @@ StiffHmmStats StiffHmmIntegrator::stats() const {
     st.micro_steps_per_window = m.estimator.steps_per_window();
     st.micro_step = m.estimator.micro_step();
     st.omega = m.estimator.omega();
+    st.error = error();
     return st;
 }
 

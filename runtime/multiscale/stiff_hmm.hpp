@@ -31,6 +31,7 @@
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model.hpp"
+#include "runtime/multiscale/error_estimate.hpp"
 #include "runtime/state.hpp"
 
 #include <chrono>
@@ -70,6 +71,14 @@ struct StiffHmmOptions {
     std::size_t refine = 1;
     std::size_t max_steps = 100000; // accepted plus rejected macro steps; 0 = no limit
     SolverOptions solver = {};      // implicit half kick of Verlet for velocity-dependent forces
+    // The run's error estimate (error_estimate.hpp; StiffHmmStats::error): the micro part from
+    // the force at twice the micro steps per period, at the first macro step and every
+    // `estimate_every` steps; the macro part from rk4 step doubling at the same steps (dopri5:
+    // its embedded error, every step); the averaging part from the distance between the given
+    // initial positions and their projection (the fast oscillation's amplitude). Counted apart
+    // from the method's work (ErrorParts).
+    bool estimate_error = false;
+    std::size_t estimate_every = 8;
 };
 
 struct StiffHmmStats {
@@ -84,6 +93,7 @@ struct StiffHmmStats {
     double micro_step = 0.0;                // h
     double omega = 0.0;
     double seconds = 0.0; // wall time of run_stiff_hmm
+    ErrorParts error;     // options.estimate_error
     IntegrationStats integration() const {
         IntegrationStats s;
         s.steps = macro_steps;
@@ -157,6 +167,8 @@ public:
     // At a re-projection time the state handed out is the re-projected one.
     void advance(State& state);
     StiffHmmStats stats() const;
+    // The error estimate so far (empty unless options.estimate_error).
+    ErrorParts error() const;
     const StiffForceEstimator& estimator() const;
 
 private:
@@ -176,10 +188,12 @@ StiffHmmStats run_stiff_hmm(const Model& model, State& state, const StiffHmmOpti
     StiffHmmIntegrator hmm(model, options);
     hmm.start(state);
     require_finite(model, state, hmm.name());
+    report_error_estimate(observer, hmm.error());
     observer(static_cast<const State&>(state));
     while (!hmm.done()) {
         hmm.advance(state);
         require_finite(model, state, hmm.name());
+        report_error_estimate(observer, hmm.error());
         observer(static_cast<const State&>(state));
     }
     detail::finish(observer, state);

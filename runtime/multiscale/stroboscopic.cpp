@@ -184,6 +184,12 @@ struct StroboscopicField::Impl {
                                                              static_cast<double>(i) /
                                                                  static_cast<double>(per_period));
                         stepper.step(s, target - s.t);
+                        if (track_amplitude && p == 1 && sign > 0.0) {
+                            path.col(static_cast<Eigen::Index>(i - 1)) = s.q;
+                        }
+                    }
+                    if (track_amplitude && p == 1 && sign > 0.0 && n > 0) {
+                        chord_deviation(Y.segment(0, n));
                     }
                     micro_steps += per_period;
                     s.t = t_start + sign * delta * static_cast<double>(p);
@@ -193,8 +199,24 @@ struct StroboscopicField::Impl {
             micro);
     }
 
+    // The fast oscillation's amplitude over the first forward period: the largest distance of
+    // the micro positions from the chord between q(0) and q(delta) (the slow motion's part).
+    void chord_deviation(const Eigen::Ref<const Vector>& q0) {
+        const auto N = static_cast<Eigen::Index>(per_period);
+        const Vector end = path.col(N - 1);
+        for (Eigen::Index i = 0; i < N; ++i) {
+            const double f = static_cast<double>(i + 1) / static_cast<double>(N);
+            amplitude =
+                std::max(amplitude, (path.col(i) - q0 - f * (end - q0)).cwiseAbs().maxCoeff());
+        }
+    }
+
     void evaluate(double t, const Vector& Y, Vector& F) {
         const int periods = order == 4 ? 2 : 1;
+        amplitude = 0.0;
+        if (track_amplitude && path.cols() != static_cast<Eigen::Index>(per_period)) {
+            path = Matrix::Zero(n, static_cast<Eigen::Index>(per_period));
+        }
         if (slow_time) {
             // micro time tau from 0, slow time t + tau, phases theta(t_origin) + omega tau: the
             // field of the stroboscopic averaged equation Y' = F(Y, t) at the stroboscopic phase
@@ -220,6 +242,27 @@ struct StroboscopicField::Impl {
             F = (8.0 * (phi_p1 - phi_m1) - (phi_p2 - phi_m2)) / (12.0 * delta);
         }
         ++evaluations;
+    }
+
+    void differencing_error(double& dq, double& dv) const {
+        dq = dv = 0.0;
+        if (order != 4) {
+            return;
+        }
+        const auto part = [&](Eigen::Index begin, Eigen::Index size) {
+            if (size == 0) {
+                return 0.0;
+            }
+            const auto d1 = phi_p1.segment(begin, size) - phi_m1.segment(begin, size);
+            const auto d2 = phi_p2.segment(begin, size) - phi_m2.segment(begin, size);
+            const Vector f2 = d1 / (2.0 * delta);
+            const Vector f4 = (8.0 * d1 - d2) / (12.0 * delta);
+            const double diff = (f2 - f4).cwiseAbs().maxCoeff();
+            const double size4 = f4.cwiseAbs().maxCoeff();
+            return size4 > 0.0 ? std::min(diff, 1.2 * diff * diff / size4) : diff;
+        };
+        dq = part(0, n);
+        dv = part(n, n);
     }
 
     std::size_t force_evaluations() const {
@@ -307,6 +350,10 @@ struct StroboscopicField::Impl {
     Vector phi_p1, phi_p2, phi_m1, phi_m2, Y_projected;
     std::size_t evaluations = 0;
     std::size_t micro_steps = 0;
+    // the largest |q(tau) - q(0)| over the first forward period of the last evaluation
+    bool track_amplitude = false;
+    double amplitude = 0.0;
+    Matrix path; // the micro positions over that period (n x per_period)
 };
 
 StroboscopicField::StroboscopicField(const Model& model, const StroboscopicOptions& options,
@@ -357,6 +404,25 @@ void StroboscopicField::residuals(const Vector& Y, double& position, double& vel
 StroboscopicMicro StroboscopicField::micro() const {
     return impl_->kind;
 }
+int StroboscopicField::micro_order() const {
+    switch (impl_->kind) {
+    case StroboscopicMicro::verlet:
+        return 2;
+    case StroboscopicMicro::half_explicit_rk3:
+        return 3;
+    default:
+        return 4;
+    }
+}
+void StroboscopicField::track_amplitude() {
+    impl_->track_amplitude = true;
+}
+double StroboscopicField::amplitude() const {
+    return impl_->amplitude;
+}
+void StroboscopicField::differencing_error(double& dq, double& dv) const {
+    impl_->differencing_error(dq, dv);
+}
 
 // ---------------------------------------------------------------------------------------------
 // The macro-integrators
@@ -398,6 +464,23 @@ void StroboscopicIntegrator::start(State& state) {
     field_->pack(state, Y_);
     for (Vector* v : {&Y1_, &Ytmp_, &k1_, &k2_, &k3_, &k4_, &k5_, &k6_, &k7_}) {
         *v = Vector::Zero(Y_.size());
+    }
+    if (options_.estimate_error) {
+        StroboscopicOptions fine = options_;
+        fine.micro_steps_per_period = 2 * options_.micro_steps_per_period;
+        fine_ = std::make_unique<StroboscopicField>(*model_, fine, t0_);
+        fine_->track_amplitude();
+        amplitude_ = 0.0;
+        StroboscopicOptions shadow = options_;
+        shadow.order = 4; // step doubling at the run's order; order 2 also needs F4
+        shadow_ = std::make_unique<StroboscopicField>(*model_, shadow, t0_);
+        for (Vector* v : {&Y2H_, &F_fine_, &k_shadow_}) {
+            *v = Vector::Zero(Y_.size());
+        }
+        error_ = ErrorAccumulator{};
+        doubling_end_ = 0;
+        sampled_step_ = 0;
+        local_error_ = local_velocity_error_ = 0.0;
     }
     outputs_ = 1;
     rejected_ = 0;
@@ -494,7 +577,104 @@ StroboscopicStats StroboscopicIntegrator::stats() const {
     st.max_position_residual = max_g_;
     st.max_velocity_residual = max_Gv_;
     st.max_projection = max_projection_;
+    st.micro_steps_per_period = options_.micro_steps_per_period;
+    st.error = error();
     return st;
+}
+
+ErrorParts StroboscopicIntegrator::error() const {
+    if (!options_.estimate_error || !fine_) {
+        return {};
+    }
+    ErrorParts parts = error_.parts();
+    // away from the stroboscopic times the output is the smooth interpolant: it misses the
+    // fast oscillation, whose amplitude the last micro sample measured
+    if (!on_stroboscope(t_)) {
+        parts.averaging += amplitude_;
+    }
+    parts.micro_steps = fine_->micro_steps() + shadow_->micro_steps();
+    parts.force_evaluations = fine_->force_evaluations() + shadow_->force_evaluations();
+    return parts;
+}
+
+// At Y_ with k1_ = F(Y_) (`fresh`: the field's last evaluation, whose period maps give the
+// differencing error): the micro error from the field at 2N (Richardson with the micro
+// method's order) and the differencing error, held as rates until the next sample.
+void StroboscopicIntegrator::sample_error(double t, bool fresh) {
+    const Eigen::Index n = model_->positions();
+    fine_->evaluate(t, Y_, F_fine_);
+    amplitude_ = fine_->amplitude();
+    const double factor = richardson_factor(field_->micro_order());
+    const auto norm = [&](const Vector& v, Eigen::Index begin) {
+        return n == 0 ? 0.0 : v.segment(begin, n).cwiseAbs().maxCoeff();
+    };
+    k_shadow_ = k1_ - F_fine_;
+    error_.set_rates(ErrorAccumulator::micro, factor * norm(k_shadow_, 0),
+                     factor * norm(k_shadow_, n));
+    double dq = 0.0, dv = 0.0;
+    if (options_.order == 4 && fresh) {
+        field_->differencing_error(dq, dv);
+    } else {
+        shadow_->evaluate(t, Y_, k_shadow_); // order 4 at N
+        if (options_.order == 4) {
+            shadow_->differencing_error(dq, dv);
+        } else {
+            k_shadow_ -= k1_; // F4 - F2: the error of F2
+            dq = norm(k_shadow_, 0);
+            dv = norm(k_shadow_, n);
+        }
+    }
+    error_.set_rates(ErrorAccumulator::averaging, dq, dv);
+}
+
+// One RK4 step of 2H from Y_ (k1_ = F(Y_)) by the shadow field (order 4 if the run's is 2:
+// then the doubling compares the two formulas too, a conservative estimate), projected like
+// the run's steps; compared with Y_ two steps later (account_step).
+void StroboscopicIntegrator::start_doubling(double H) {
+    StroboscopicField& F = *shadow_;
+    const double H2 = 2.0 * H;
+    Vector k2 = k1_, k3 = k1_, k4 = k1_;
+    Y2H_ = Y_ + (0.5 * H2) * k1_;
+    F.evaluate(t_ + H, Y2H_, k2);
+    Y2H_ = Y_ + (0.5 * H2) * k2;
+    F.evaluate(t_ + H, Y2H_, k3);
+    Y2H_ = Y_ + H2 * k3;
+    F.evaluate(t_ + H2, Y2H_, k4);
+    Y2H_ = Y_ + (H2 / 6.0) * (k1_ + 2.0 * k2 + 2.0 * k3 + k4);
+    if (model_->constrained() && options_.project) {
+        shadow_->project(Y2H_, t_ + H2, H2);
+    }
+    doubling_end_ = step_ + 1; // step_ counts the step being taken
+}
+
+// After a macro step of H: every part propagated; the macro part by the step's local error:
+// rk4, |Y_HH - Y_2H|/30 in the positions from the last doubling (two steps of H against one of
+// 2H differ by 2^5 - 2 local errors), held until the next; dopri5, its embedded error.
+void StroboscopicIntegrator::account_step(double H) {
+    error_.advance(H);
+    const Eigen::Index n = model_->positions();
+    const auto part = [&](const Vector& v, Eigen::Index begin) {
+        return n == 0 ? 0.0 : v.segment(begin, n).cwiseAbs().maxCoeff();
+    };
+    if (options_.macro == StroboscopicMacro::dopri5) {
+        error_.add_position(ErrorAccumulator::macro, part(Ytmp_, 0));
+        error_.add_velocity(ErrorAccumulator::macro, part(Ytmp_, n));
+        return;
+    }
+    if (doubling_end_ != 0 && step_ + 1 == doubling_end_) {
+        return; // the first step of a doubled pair: accounted at its end
+    }
+    if (doubling_end_ != 0 && step_ == doubling_end_) {
+        Y2H_ -= Y_;
+        local_error_ = part(Y2H_, 0) / 30.0;
+        local_velocity_error_ = part(Y2H_, n) / 30.0;
+        error_.add_position(ErrorAccumulator::macro, 2.0 * local_error_);
+        error_.add_velocity(ErrorAccumulator::macro, 2.0 * local_velocity_error_);
+        doubling_end_ = 0;
+        return;
+    }
+    error_.add_position(ErrorAccumulator::macro, local_error_);
+    error_.add_velocity(ErrorAccumulator::macro, local_velocity_error_);
 }
 
 void StroboscopicIntegrator::rk4_advance(State& s) {
@@ -507,6 +687,13 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     const double H = t_next - t_;
     StroboscopicField& F = *field_;
     F.evaluate(t_, Y_, k1_);
+    if (options_.estimate_error &&
+        (step_ - 1) % std::max<std::size_t>(1, options_.estimate_every) == 0) {
+        sample_error(t_, true);
+        if (step_ + 1 < steps_) {
+            start_doubling(H);
+        }
+    }
     Ytmp_ = Y_ + (0.5 * H) * k1_;
     F.evaluate(t_ + 0.5 * H, Ytmp_, k2_);
     Ytmp_ = Y_ + (0.5 * H) * k2_;
@@ -516,6 +703,9 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     Y_ += (H / 6.0) * (k1_ + 2.0 * k2_ + 2.0 * k3_ + k4_);
     t_ = t_next;
     finish_step();
+    if (options_.estimate_error) {
+        account_step(H);
+    }
     output(s);
     done_ = step_ >= steps_;
 }
@@ -597,9 +787,15 @@ void StroboscopicIntegrator::dopri5_advance(State& s) {
     StroboscopicField& F = *field_;
     const double interval = options_.macro_step;
     for (;;) {
+        bool fresh = false;
         if (!k1_valid_) {
             F.evaluate(t_, Y_, k1_);
             k1_valid_ = true;
+            fresh = true;
+        }
+        if (options_.estimate_error && step_ >= sampled_step_) {
+            sample_error(t_, fresh);
+            sampled_step_ = step_ + std::max<std::size_t>(1, options_.estimate_every);
         }
         // the next stop: an output time or t_end (steps are cut to land there exactly)
         double stop = t_end_;
@@ -637,6 +833,9 @@ void StroboscopicIntegrator::dopri5_advance(State& s) {
             k1_.swap(k7_); // FSAL
             t_ = lands ? stop : t_ + attempt;
             ++step_;
+            if (options_.estimate_error) {
+                account_step(attempt);
+            }
             // constrained models: onto the manifold; k1 stays F at the unprojected point,
             // which differs by O(drift) = O(tolerance) (the micro-integration itself maps
             // both points onto the manifold)

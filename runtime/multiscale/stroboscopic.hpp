@@ -61,6 +61,7 @@
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model.hpp"
+#include "runtime/multiscale/error_estimate.hpp"
 #include "runtime/state.hpp"
 
 #include <cstddef>
@@ -105,6 +106,15 @@ struct StroboscopicOptions {
     bool project = true;
     // constrained models: the Newton iterations of herk3's stages and of the projection
     SolverOptions solver = {};
+    // The run's error estimate (error_estimate.hpp; StroboscopicStats::error): the micro part
+    // from the field at twice the micro steps per period, sampled at the first macro step and
+    // every `estimate_every` steps; the macro part from rk4 step doubling at the same steps
+    // (dopri5: its embedded error, every step); the averaging part from the differencing error
+    // of the field (orders 2 and 4 from the same period maps) and, at an output that is not a
+    // stroboscopic time, the fast oscillation's amplitude. Counted apart from the method's
+    // work (ErrorParts).
+    bool estimate_error = false;
+    std::size_t estimate_every = 8;
 };
 
 // The micro-integrator `micro` stands for with this model (automatic resolved). Throws
@@ -129,6 +139,8 @@ struct StroboscopicStats {
     // the largest correction max_i |Y_i - P(Y)_i| a projection made (the macro drift); 0
     // when not projecting
     double max_projection = 0.0;
+    std::size_t micro_steps_per_period = 0;
+    ErrorParts error; // options.estimate_error
     IntegrationStats integration() const {
         IntegrationStats s;
         s.steps = macro_steps;
@@ -168,6 +180,16 @@ public:
     // max_i |g_i(q)| and max_i |(G(q) v)_i| at Y (0 and 0 for an unconstrained model)
     void residuals(const Vector& Y, double& position, double& velocity);
     StroboscopicMicro micro() const; // resolved
+    int micro_order() const;         // 4 (rk4), 3 (herk3), 2 (verlet)
+    // The error of the last evaluate()'s F from the differencing, in the positions' rates (dq)
+    // and the velocities' (dv): order 2, |F2 - F4| (both from the same period maps); order 4,
+    // 1.2 |F2 - F4|^2/|F4|, at most |F2 - F4| (the leading terms d^2/6 D3 and -d^4/30 D5 of the
+    // two formulas, D_k the k-th derivative of the averaged flow, with D5 ~ D3 (D3/F)).
+    void differencing_error(double& dq, double& dv) const;
+    // Measure, in each evaluation, the largest |q(tau) - q(0)| over the first forward period
+    // (amplitude()): the fast oscillation's size, with one period of the slow motion.
+    void track_amplitude();
+    double amplitude() const;
 
     double period() const;
     double micro_step() const;
@@ -195,6 +217,8 @@ public:
     // To the next output point (rk4: t_{n+1}; dopri5: the next accepted step or output time).
     void advance(State& state);
     StroboscopicStats stats() const;
+    // The error estimate so far (empty unless options.estimate_error).
+    ErrorParts error() const;
     const StroboscopicField& field() const { return *field_; }
 
 private:
@@ -204,6 +228,9 @@ private:
     double initial_step();
     void check_step_budget() const;
     bool on_stroboscope(double t) const;
+    void sample_error(double t, bool fresh); // the micro and differencing errors at Y_
+    void start_doubling(double H);           // rk4: one step of 2H from Y_ into Y2H_
+    void account_step(double H);             // after a macro step of H: the parts
     void finish_step();    // after a macro step: the projection (constrained models)
     void output(State& s); // Y_ into the state, with lambda and the residuals
 
@@ -224,6 +251,14 @@ private:
     bool rejected_last_ = false;
     Vector Y_, Y1_, Ytmp_, k1_, k2_, k3_, k4_, k5_, k6_, k7_;
     Vector lambda_;
+    // the error estimate: the fields at 2N (micro) and at N (step doubling), the parts, the
+    // pending doubling (its end step), the last local error per step
+    std::unique_ptr<StroboscopicField> fine_, shadow_;
+    ErrorAccumulator error_;
+    Vector Y2H_, F_fine_, k_shadow_;
+    std::size_t doubling_end_ = 0, sampled_step_ = 0;
+    double local_error_ = 0.0, local_velocity_error_ = 0.0;
+    double amplitude_ = 0.0; // the fast oscillation's, at the last micro sample
 };
 
 // Runs stroboscopic averaging from state.t to options.t_end; the observer (e.g. CsvWriter)
@@ -234,10 +269,12 @@ StroboscopicStats run_stroboscopic(const Model& model, State& state,
     StroboscopicIntegrator strobo(model, options);
     strobo.start(state);
     require_finite(model, state, strobo.name());
+    report_error_estimate(observer, strobo.error());
     observer(static_cast<const State&>(state));
     while (!strobo.done()) {
         strobo.advance(state);
         require_finite(model, state, strobo.name());
+        report_error_estimate(observer, strobo.error());
         observer(static_cast<const State&>(state));
     }
     detail::finish(observer, state);

@@ -408,3 +408,32 @@ end BeadOnParabola;
     }
     CHECK(smallest < -0.3); // it oscillated through the bottom
 }
+
+TEST_CASE("mdl run --error-estimate: the running estimate as a last column, and the warning") {
+    // kapitza.mdl fixes H = 1/80 in its annotation: the run keeps it, and its estimate exceeds
+    // the default tolerance (rtol 1e-3): a warning. HMM's error against the averaged solution
+    // Q(1) = 0.168561190029 (hmm-mechanical-vibrations, eqs. 2.5-2.6; docs/hmm.md) must lie
+    // within three times the estimate.
+    std::string out = temp_csv("error_estimate");
+    Result r = mdl("run " + model("kapitza.mdl") + " -p omega=1e6 --error-estimate -o " + out);
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    CHECK(r.output.find("; error estimate ") != std::string::npos);
+    CHECK(r.output.find("mdl run: warning: the error estimate") != std::string::npos);
+    CsvNumbers csv(out);
+    REQUIRE(csv.header.back() == "error_estimate");
+    const std::size_t e = csv.column("error_estimate");
+    for (std::size_t i = 1; i < csv.rows.size(); ++i) { // accumulated: never decreases
+        CHECK(csv.rows[i][e] >= csv.rows[i - 1][e]);
+    }
+    const double error = std::fabs(csv.rows.back()[csv.column("q")] - 0.168561190029);
+    INFO("HMM error " << error << ", estimate " << csv.rows.back()[e]);
+    CHECK(error <= 3.0 * csv.rows.back()[e]);
+
+    Result classical =
+        mdl("run " + model("harmonic_oscillator.mdl") + " --error-estimate -o " + out);
+    REQUIRE(classical.status == 0);
+    CsvNumbers plain(out);
+    REQUIRE(plain.header.back() == "error_estimate");
+    CHECK(std::isnan(plain.rows.back().back())); // no estimate for a classical method
+}

@@ -162,6 +162,12 @@ grid.
   `final_velocity = true` (the default) pays for; the reproductions set it false to count as
   the paper does. RATTLE always computes F_N.
 
+**Error estimate and tolerance.** Every run through `mdl run` (or `mdl::simulate`) estimates
+its error in parts (micro, macro, averaging) and refines the settings left to their defaults
+until it meets `--rtol`/`--atol` (default 1e-3, 1e-6): [methods.md](methods.md#error-estimates-and-tolerances-multiscale-methods).
+`HmmOptions::estimate_error` turns the estimate on for a direct call (`HmmStats::error`); the
+reproductions leave it off.
+
 ## API
 
 ```cpp

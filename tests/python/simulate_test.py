@@ -23,6 +23,16 @@ class SimulateEqualsCli(unittest.TestCase):
         self.assertEqual(len(r), 81)  # H = 1/80 from t = 0 to 1, both ends
         self.assertEqual(r.stats.method, "hmm")
         self.assertGreater(r.stats.force_evaluations, r.stats.micro_steps)
+        # the run's error estimate against the averaged solution Q(1) = 0.168561190029
+        # (docs/hmm.md); H = 1/80 is fixed, so the run keeps it although it exceeds rtol 1e-3
+        e = r.stats.error_estimate
+        self.assertIsNotNone(e)
+        self.assertAlmostEqual(e.total, e.micro + e.macro + e.averaging)
+        self.assertIn(e.dominant, ("micro", "macro", "averaging"))
+        self.assertFalse(e.met)
+        self.assertLessEqual(abs(r["q"][-1] - 0.168561190029), 3 * e.total)
+        self.assertIsNone(mdl.compile_file(model("pendulum.mdl")).simulate(stop=0.1)
+                          .stats.error_estimate)
 
     def test_results_carry_the_units_of_their_columns(self):
         m = mdl.compile_file(model("kapitza.mdl"))  # declares its units

@@ -141,6 +141,15 @@ typedef struct mdl_statistics {
     int stopped; /* 1: ended early by the observer */
 } mdl_statistics;
 void mdl_result_statistics(const mdl_result* result, mdl_statistics* statistics);
+/* A multiscale run's estimate of its error at the stop time (mdl/simulate.hpp ErrorEstimate):
+ * the parts (micro integration, macro integration, averaging) in position units, their sum,
+ * the tolerance atol + rtol max|q| it was held to, the largest part's name. */
+typedef struct mdl_error_estimate {
+    double total, micro, macro, averaging, tolerance;
+    const char* dominant; /* "micro", "macro" or "averaging"; valid while the result lives */
+} mdl_error_estimate;
+/* 1 and *estimate filled for a multiscale run; 0 for a classical method or a failed run. */
+int mdl_result_error_estimate(const mdl_result* result, mdl_error_estimate* estimate);
 /* The method as run ("hmm", "verlet", ...) and mdl run's summary line (after a failure: the
  * failure's message). Valid while the result lives. */
 const char* mdl_result_method(const mdl_result* result);

@@ -49,14 +49,27 @@ private:
 
 // An estimate of a multiscale run's error at its end, made from the run itself and split into
 // the parts the theory separates (docs/methods.md, "Error estimates"): the micro integration
-// (the period map or the micro problems), the macro integration, and the averaging (the
-// 1/omega or epsilon terms and the filter's residual). Each is an estimate of the error it
-// adds to the positions, in the norm the tolerance is checked in; `total` combines them.
+// (the period map or the micro problems, from h and h/2), the macro integration (step
+// doubling, an embedded pair, or a second-order macro's third differences), and the averaging
+// (the 1/omega or epsilon terms and the filter's residual). Each is an estimate of the error it
+// adds to the positions, in the max norm over the positions, at the stop time; `total` is
+// their sum. `tolerance` is atol + rtol * (the largest |q_i| of the run), from --rtol and
+// --atol (default 1e-3 and 1e-6): settings left to their defaults are refined until the
+// estimate meets it (the run is repeated); a run whose estimate still exceeds it keeps the
+// settings that were fixed and says so here (`total > tolerance`, `remedy`), or stops with a
+// NumericalFailure when nothing was fixed.
 struct ErrorEstimate {
     double total = 0.0;
     double micro = 0.0, macro = 0.0, averaging = 0.0;
     double tolerance = 0.0; // what the run was held to (from --rtol and --atol)
     std::string dominant;   // the largest part: "micro", "macro" or "averaging"
+    double rtol = 0.0, atol = 0.0;
+    std::size_t runs = 1; // runs made to meet the tolerance (1: the settings met it at once)
+    // What the estimate cost beyond the method's own work (the method's counts exclude it).
+    std::size_t estimate_force_evaluations = 0;
+    // When total > tolerance: what would reduce the dominant part ("reduce --step", ...).
+    std::string remedy;
+    bool met() const { return total <= tolerance; }
 };
 
 // What a run cost and how it was set up.
@@ -95,6 +108,9 @@ struct OutputRow {
     std::span<const double> positions, velocities, states, residuals, multipliers;
     std::optional<double> energy;
     std::span<const double> values; // the whole row, in the layout's column order
+    // Multiscale methods: the running error estimate (ErrorEstimate::total up to this row's
+    // time, in position units); empty for the classical methods.
+    std::optional<double> error_estimate;
     // At an event: its name, on the two rows at its time, before and after its reinits;
     // empty otherwise.
     std::string_view event;

@@ -1,0 +1,93 @@
+// The estimate's text and the refinements of the multiscale tolerance control
+// (error_control.hpp).
+#include "compiler/api/error_control.hpp"
+
+#include <fmt/format.h>
+
+namespace mdl {
+
+ErrorEstimate make_estimate(const runtime::multiscale::ErrorParts& parts, const Accuracy& accuracy,
+                            double scale) {
+    ErrorEstimate e;
+    e.micro = parts.micro;
+    e.macro = parts.macro;
+    e.averaging = parts.averaging;
+    e.total = parts.total();
+    e.rtol = accuracy.rtol;
+    e.atol = accuracy.atol;
+    e.tolerance = accuracy.atol + accuracy.rtol * scale;
+    e.estimate_force_evaluations = parts.force_evaluations;
+    e.dominant = "micro";
+    if (e.macro > e.micro) {
+        e.dominant = "macro";
+    }
+    if (e.averaging > std::max(e.micro, e.macro)) {
+        e.dominant = "averaging";
+    }
+    return e;
+}
+
+std::string describe_estimate(const ErrorEstimate& e) {
+    return fmt::format("{:.2g} (micro {:.2g}, macro {:.2g}, averaging {:.2g}; tolerance {:.2g})",
+                       e.total, e.micro, e.macro, e.averaging, e.tolerance);
+}
+
+std::string summarize_estimate(const ErrorEstimate& e, const std::string& notes,
+                               std::size_t force_evaluations) {
+    const double share = force_evaluations > 0
+                             ? 100.0 * static_cast<double>(e.estimate_force_evaluations) /
+                                   static_cast<double>(force_evaluations)
+                             : 0.0;
+    std::string text = fmt::format(
+        "; error estimate {:.2g} {} tolerance {:.2g} (rtol {:g}, atol {:g}), {} dominates (micro "
+        "{:.2g}, macro {:.2g}, averaging {:.2g}); estimating cost {} force evaluations ({:.0f}% "
+        "of the run's)",
+        e.total, e.met() ? "<=" : ">", e.tolerance, e.rtol, e.atol, e.dominant, e.micro, e.macro,
+        e.averaging, e.estimate_force_evaluations, share);
+    if (e.runs > 1) {
+        text += fmt::format("; {} runs to meet the tolerance: {}", e.runs, notes);
+    }
+    return text;
+}
+
+std::string remedy_for(const ErrorEstimate& e, const std::string& method) {
+    if (e.dominant == "micro") {
+        return "raise --micro-steps-per-period (or leave it to the tolerance)";
+    }
+    if (e.dominant == "macro") {
+        return method == "strobo" || method == "hmm-stiff"
+                   ? "reduce --step, or use --macro dopri5 with a tighter --rtol"
+                   : "reduce --step (or leave it to the tolerance)";
+    }
+    return method == "strobo"
+               ? "the fast oscillation (outputs away from the stroboscopic times t0 + k 2 pi/omega "
+                 "are the smooth interpolant, which misses it: end the run at such a time) or the "
+                 "differencing error of the field (use --order 4); or loosen --rtol and --atol"
+               : "the fast and slow scales are not separated enough for this tolerance (the "
+                 "averaged motion differs from the true one by about this much): loosen --rtol "
+                 "and --atol, or integrate directly (dopri5, rattle)";
+}
+
+void fail_tolerance(const std::string& method, double t, const ErrorEstimate& e,
+                    const std::string& why) {
+    throw runtime::NumericalFailure(
+        runtime::FailureKind::tolerance_not_met, method, t, "the " + e.dominant + " part",
+        fmt::format("the run's error estimate {} exceeds atol + rtol max|q| (rtol {:g}, atol {:g}) "
+                    "and {}; the {} part dominates: {}. Fix the settings (--step, "
+                    "--micro-steps-per-period) to run anyway with a warning",
+                    describe_estimate(e), e.rtol, e.atol, why, e.dominant, remedy_for(e, method)));
+}
+
+std::size_t refined_count(std::size_t count, double error, double target, int order, double limit) {
+    const double factor =
+        std::clamp(1.2 * std::pow(error / target, 1.0 / static_cast<double>(order)), 1.5, 16.0);
+    const double refined = std::ceil(static_cast<double>(count) * factor);
+    return refined <= limit ? static_cast<std::size_t>(refined) : 0;
+}
+
+double refined_step(double step, double error, double target, int order) {
+    return step *
+           std::clamp(0.9 * std::pow(target / error, 1.0 / static_cast<double>(order)), 0.1, 0.7);
+}
+
+} // namespace mdl

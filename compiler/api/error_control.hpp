@@ -1,0 +1,187 @@
+// Tolerance control of the multiscale runs (docs/methods.md, "Error estimates"): each run
+// estimates its own error (runtime/multiscale/error_estimate.hpp); the settings left to their
+// defaults are refined, and the run repeated, until the estimate meets atol + rtol * max |q|,
+// like an adaptive ODE solver. Settings fixed by a flag or the model's annotation are kept; a
+// run that cannot meet the tolerance then reports its estimate (the caller warns), and a run
+// with nothing fixed stops with a NumericalFailure naming the dominant part.
+//
+// While a run is controlled its output states are recorded and handed to the host only once
+// the run is accepted, so the host sees one trajectory.
+#pragma once
+
+#include "mdl/simulate.hpp"
+#include "runtime/multiscale/error_estimate.hpp"
+#include "runtime/numerical_failure.hpp"
+#include "runtime/state.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mdl {
+
+// The tolerance and which parts the control may refine.
+struct Accuracy {
+    double rtol = 1e-3, atol = 1e-6; // the defaults of the multiscale methods
+    bool micro_free = false;         // micro steps per period left to the defaults
+    bool macro_free = false;         // macro step (or the dopri5 macro's tolerances) likewise
+    bool all_free() const { return micro_free && macro_free; }
+};
+
+// The estimate of `parts` against atol + rtol * scale.
+ErrorEstimate make_estimate(const runtime::multiscale::ErrorParts& parts, const Accuracy& accuracy,
+                            double scale);
+// "3.1e-4 (micro 1e-5, macro 3e-4, averaging 2e-6; tolerance 5e-4)".
+std::string describe_estimate(const ErrorEstimate& e);
+// The summary line's part: "; error estimate ... <= tolerance ..., macro dominates, ...".
+std::string summarize_estimate(const ErrorEstimate& e, const std::string& notes,
+                               std::size_t force_evaluations);
+// The failure of a run that cannot meet its tolerance: `why` says what was tried.
+[[noreturn]] void fail_tolerance(const std::string& method, double t, const ErrorEstimate& e,
+                                 const std::string& why);
+// What would reduce the dominant part, for the estimate's `remedy`.
+std::string remedy_for(const ErrorEstimate& e, const std::string& method);
+
+// Records the output states (control) or forwards them (no control), keeping the running
+// estimate and the largest |q_i| (the tolerance's scale).
+template <class Observer>
+struct EstimateRecorder {
+    Observer* forward = nullptr;
+    std::vector<runtime::State> states;
+    std::vector<double> estimates;
+    std::optional<runtime::State> finished;
+    runtime::multiscale::ErrorParts last;
+    double scale = 0.0;
+
+    void error_estimate(const runtime::multiscale::ErrorParts& parts) {
+        last = parts;
+        if (forward) {
+            forward->error_estimate(parts);
+        }
+    }
+    void operator()(const runtime::State& s) {
+        if (s.q.size() > 0) {
+            scale = std::max(scale, s.q.cwiseAbs().maxCoeff());
+        }
+        if (forward) {
+            (*forward)(s);
+            return;
+        }
+        states.push_back(s);
+        estimates.push_back(last.total());
+    }
+    void finish(const runtime::State& s) {
+        if (forward) {
+            forward->finish(s);
+        } else {
+            finished = s;
+        }
+    }
+    void replay(Observer& observer) const {
+        for (std::size_t i = 0; i < states.size(); ++i) {
+            observer.running_estimate(estimates[i]);
+            observer(states[i]);
+        }
+        if (finished) {
+            observer.finish(*finished);
+        }
+    }
+};
+
+enum class ErrorPart { micro, macro, averaging };
+
+inline ErrorPart dominant_part(const ErrorEstimate& e) {
+    return e.dominant == "micro"   ? ErrorPart::micro
+           : e.dominant == "macro" ? ErrorPart::macro
+                                   : ErrorPart::averaging;
+}
+
+// Runs `run(state, recorder)` (returning the method's stats, whose `error` holds the parts)
+// and, while the estimate exceeds the tolerance and `refine(part, estimate, stats, notes)`
+// changes the setting of the larger free part, again from the initial state. `estimate`
+// receives the accepted run's estimate; the host's observer sees that run's states.
+template <class Observer, class Run, class Refine>
+auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& accuracy,
+                    const std::string& method, double stop, Run run, Refine refine,
+                    ErrorEstimate& estimate, std::string& notes) {
+    const runtime::State initial = state;
+    if (!accuracy.micro_free && !accuracy.macro_free) {
+        EstimateRecorder<Observer> stream;
+        stream.forward = &observer;
+        auto stats = run(state, stream);
+        estimate = make_estimate(stats.error, accuracy, stream.scale);
+        estimate.remedy = estimate.met() ? "" : remedy_for(estimate, method);
+        return stats;
+    }
+    constexpr std::size_t max_runs = 5;
+    double previous = std::numeric_limits<double>::infinity();
+    for (std::size_t runs = 1;; ++runs) {
+        EstimateRecorder<Observer> recorder;
+        state = initial;
+        auto stats = run(state, recorder);
+        estimate = make_estimate(stats.error, accuracy, recorder.scale);
+        estimate.runs = runs;
+        const auto accept = [&] {
+            estimate.remedy = estimate.met() ? "" : remedy_for(estimate, method);
+            recorder.replay(observer);
+            return stats;
+        };
+        if (estimate.met()) {
+            return accept();
+        }
+        if (estimate.total >= 0.9 * previous && !accuracy.all_free()) {
+            return accept(); // refining did not help: kept, with the caller's warning
+        }
+        if (estimate.total >= 0.9 * previous) {
+            fail_tolerance(method, stop, estimate,
+                           "it did not decrease when the settings were refined (" + notes +
+                               "): the method does not converge on this model");
+        }
+        // what no refinement reduces: the averaging part and the parts of fixed settings; above
+        // the tolerance on its own, no refinement can meet it
+        const double kept = estimate.averaging + (accuracy.micro_free ? 0.0 : estimate.micro) +
+                            (accuracy.macro_free ? 0.0 : estimate.macro);
+        // the larger of the free parts; an unresolved micro part first, whatever the rest
+        // (the other parts are measured with the micro steps and may shrink with them)
+        const bool micro_first = accuracy.micro_free && estimate.micro > estimate.tolerance / 4.0;
+        const bool micro =
+            micro_first ||
+            (accuracy.micro_free && (!accuracy.macro_free || estimate.micro >= estimate.macro));
+        const bool refined =
+            (micro_first || kept <= estimate.tolerance) && runs < max_runs &&
+            refine(micro ? ErrorPart::micro : ErrorPart::macro, estimate, stats, notes);
+        if (!refined) {
+            if (accuracy.all_free() && estimate.averaging > estimate.tolerance) {
+                estimate.dominant = "averaging"; // what no setting reduces
+                fail_tolerance(method, stop, estimate,
+                               fmt::format("its averaging part alone ({:.2g}) exceeds it",
+                                           estimate.averaging));
+            }
+            if (accuracy.all_free()) {
+                fail_tolerance(method, stop, estimate,
+                               runs >= max_runs ? "it was not met after " + std::to_string(runs) +
+                                                      " runs (" + notes + ")"
+                               : notes.empty() ? "no setting of the method reduces the " +
+                                                     estimate.dominant + " part"
+                                               : "after " + notes +
+                                                     ", no setting of the method "
+                                                     "reduces the " +
+                                                     estimate.dominant + " part further");
+            }
+            return accept(); // the caller warns: settings were fixed
+        }
+        previous = estimate.total;
+    }
+}
+
+// Refinements: the count of micro steps per period for an error `error` of a method of order
+// p to meet `target` (at least 1.5 times more, at most 16); 0 if it would exceed `limit`.
+std::size_t refined_count(std::size_t count, double error, double target, int order, double limit);
+// A step for an error `error` of a method of order p to meet `target` (0.1 to 0.7 times H).
+double refined_step(double step, double error, double target, int order);
+
+} // namespace mdl
