@@ -267,8 +267,8 @@ void Model::force_jacobians(double t, const Vector& q, const Vector& v, const Ve
     kernels_.force_dv(&a, f_v.data());
 }
 
-void Model::call_constraint_kernel(mdl_kernel kernel, double t, const Vector& q,
-                                   const Vector& v, double* out) const {
+void Model::call_constraint_kernel(mdl_kernel kernel, double t, const Vector& q, const Vector& v,
+                                   double* out) const {
     const Vector none;
     if (!rheonomic() || vibrations() == 0) {
         const mdl_kernel_args a = args(t, q, v, none, none);

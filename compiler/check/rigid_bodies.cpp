@@ -359,14 +359,12 @@ void Checker::check_joint(const ast::Component& c) {
         }
         ExprPtr along = add(mul(sub(b->position[0], a->position[0], at), direction[0], at),
                             mul(sub(b->position[1], a->position[1], at), direction[1], at), at);
-        const bool unit = (is_zero(axis[1]) && axis[0]->kind == Expr::Kind::number &&
-                           axis[0]->value == 1) ||
-                          (is_zero(axis[0]) && axis[1]->kind == Expr::Kind::number &&
-                           axis[1]->value == 1);
+        const bool unit =
+            (is_zero(axis[1]) && axis[0]->kind == Expr::Kind::number && axis[0]->value == 1) ||
+            (is_zero(axis[0]) && axis[1]->kind == Expr::Kind::number && axis[1]->value == 1);
         if (!unit) {
-            ExprPtr length = call(Function::sqrt,
-                                  add(mul(axis[0], axis[0], at), mul(axis[1], axis[1], at), at),
-                                  at);
+            ExprPtr length = call(
+                Function::sqrt, add(mul(axis[0], axis[0], at), mul(axis[1], axis[1], at), at), at);
             along = binary(Expr::Kind::div, along, length, at);
         }
         constraint("offset", sub(along, offset, at));

@@ -30,8 +30,7 @@ std::vector<ExprId> time_derivative(ExprPool& pool, std::span<const ExprId> root
 }
 
 // sum_k d e_i/d q_k v_k for each root: the derivative of e(q) along the velocity.
-std::vector<ExprId> along_velocity(ExprPool& pool, std::span<const ExprId> roots,
-                                   std::uint32_t n) {
+std::vector<ExprId> along_velocity(ExprPool& pool, std::span<const ExprId> roots, std::uint32_t n) {
     const SparseJacobian d = sparse_jacobian(pool, roots, VarKind::position, n);
     std::vector<ExprId> out(roots.size());
     std::vector<ExprId> terms;

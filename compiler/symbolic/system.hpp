@@ -142,7 +142,7 @@ public:
     // f depends on v other than through a kinetic energy's velocity terms (dampers, velocity
     // forces, equations): set by equations_of_motion; derive_kernels leaves it alone
     bool applied_velocity_dependent = false;
-    bool time_dependent = false;            // f depends on t other than through phases (likewise)
+    bool time_dependent = false; // f depends on t other than through phases (likewise)
     // g depends on t or the phases (rheonomic): constraint_rate has outputs (derive_kernels)
     bool constraints_time_dependent() const { return !outputs(Kernel::constraint_rate).empty(); }
     bool mass_depends_on_positions = false; // M(q) (likewise, from mass_matrix)
