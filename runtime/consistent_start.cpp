@@ -105,8 +105,9 @@ ConsistentStart make_start_consistent(const Model& model, State& state,
     const Vector q0 = state.q, v0 = state.v;
     Vector g(m);
     Matrix G(m, n);
-    model.constraint(state.q, g);
-    model.constraint_jacobian(state.q, G);
+    const double t0 = state.t; // rheonomic constraints: g(t0, q) = 0, G v + g_t(t0, q) = 0
+    model.constraint(t0, state.q, g);
+    model.constraint_jacobian(t0, state.q, G);
     const std::vector<int> redundant = redundant_rows(free_columns(G, p), p);
     if (!redundant.empty()) {
         const bool some_fixed = p.free.size() < static_cast<std::size_t>(n);
@@ -171,8 +172,8 @@ ConsistentStart make_start_consistent(const Model& model, State& state,
                 unmet, {});
         }
         q = newton_step(q, g, G);
-        model.constraint(q, g);
-        model.constraint_jacobian(q, G);
+        model.constraint(t0, q, g);
+        model.constraint_jacobian(t0, q, G);
         ++result.newton_iterations;
     }
     if (result.newton_iterations > 0) {
@@ -180,18 +181,23 @@ ConsistentStart make_start_consistent(const Model& model, State& state,
         // the tolerance) to round-off, so the start does not carry the tolerance as an error.
         const Vector polished = newton_step(q, g, G);
         Vector g2(m);
-        model.constraint(polished, g2);
+        model.constraint(t0, polished, g2);
         if (g2.allFinite() && g2.lpNorm<Eigen::Infinity>() < g.lpNorm<Eigen::Infinity>()) {
             q = polished;
             g = g2;
-            model.constraint_jacobian(q, G);
+            model.constraint_jacobian(t0, q, G);
         }
     }
     result.residual = g.lpNorm<Eigen::Infinity>();
 
-    // Velocities at the (new) positions: the M-orthogonal projection onto G v = 0.
+    // Velocities at the (new) positions: the M-orthogonal projection onto G v + g_t = 0.
     Vector v = v0;
-    const Vector Gv = G * v;
+    Vector Gv = G * v;
+    if (model.rheonomic()) {
+        Vector rate(m);
+        model.constraint_rate(t0, q, rate);
+        Gv += rate;
+    }
     const double v_scale = 1.0 + v0.lpNorm<Eigen::Infinity>();
     if (Gv.lpNorm<Eigen::Infinity>() > options.tolerance * v_scale) {
         const Matrix GF = free_columns(G, p);

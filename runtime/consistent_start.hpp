@@ -1,5 +1,6 @@
 // Consistent initialization of a constrained model: the start positions projected onto
-// g(q) = 0 and the start velocities onto G(q) v = 0, each with the smallest change in the
+// g(t0, q) = 0 and the start velocities onto G(q) v + g_t = 0 (g_t = 0 unless the constraints
+// depend on time), each with the smallest change in the
 // mass-weighted norm |dq|_M, keeping the start values marked `fixed = true`.
 //
 // Positions: minimize 1/2 (q - q0)^T W (q - q0) subject to g(q) = 0 over the free positions

@@ -267,31 +267,77 @@ void Model::force_jacobians(double t, const Vector& q, const Vector& v, const Ve
     kernels_.force_dv(&a, f_v.data());
 }
 
-void Model::constraint(const Vector& q, Vector& g) const {
+void Model::call_constraint_kernel(mdl_kernel kernel, double t, const Vector& q, const Vector& v,
+                                   double* out) const {
+    const Vector none;
+    if (!rheonomic() || vibrations() == 0) {
+        const mdl_kernel_args a = args(t, q, v, none, none);
+        kernel(&a, out);
+        return;
+    }
+    Vector theta(vibrations()); // a moving anchor's vibration: its phase at t
+    phases(t, theta);
+    const mdl_kernel_args a = args(t, q, v, none, theta);
+    kernel(&a, out);
+}
+
+void Model::constraint(double t, const Vector& q, Vector& g) const {
     if (constraints() == 0) {
         return;
     }
-    const Vector none;
-    const mdl_kernel_args a = args(0.0, q, none, none, none);
-    kernels_.constraint(&a, g.data());
+    call_constraint_kernel(kernels_.constraint, t, q, Vector(), g.data());
+}
+
+void Model::constraint_jacobian(double t, const Vector& q, Matrix& G) const {
+    if (constraints() == 0) {
+        return;
+    }
+    call_constraint_kernel(kernels_.constraint_jacobian, t, q, Vector(), G.data());
+}
+
+void Model::constraint_jacobian_values(double t, const Vector& q, double* values) const {
+    if (constraints() == 0) {
+        return;
+    }
+    call_constraint_kernel(kernels_.constraint_jacobian_values, t, q, Vector(), values);
+}
+
+void Model::curvature(double t, const Vector& q, const Vector& v, Vector& c) const {
+    if (constraints() == 0) {
+        return;
+    }
+    call_constraint_kernel(kernels_.curvature, t, q, v, c.data());
+}
+
+void Model::constraint_rate(double t, const Vector& q, Vector& g_t) const {
+    if (!rheonomic() || constraints() == 0) {
+        g_t.setZero();
+        return;
+    }
+    call_constraint_kernel(kernels_.constraint_rate, t, q, Vector(), g_t.data());
+}
+
+void Model::require_scleronomic(const char* what) const {
+    if (rheonomic()) {
+        throw std::logic_error(std::string("Model::") + what +
+                               " without a time: the constraints of model '" + names_.model +
+                               "' depend on time");
+    }
+}
+
+void Model::constraint(const Vector& q, Vector& g) const {
+    require_scleronomic("constraint");
+    constraint(0.0, q, g);
 }
 
 void Model::constraint_jacobian(const Vector& q, Matrix& G) const {
-    if (constraints() == 0) {
-        return;
-    }
-    const Vector none;
-    const mdl_kernel_args a = args(0.0, q, none, none, none);
-    kernels_.constraint_jacobian(&a, G.data());
+    require_scleronomic("constraint_jacobian");
+    constraint_jacobian(0.0, q, G);
 }
 
 void Model::curvature(const Vector& q, const Vector& v, Vector& c) const {
-    if (constraints() == 0) {
-        return;
-    }
-    const Vector none;
-    const mdl_kernel_args a = args(0.0, q, v, none, none);
-    kernels_.curvature(&a, c.data());
+    require_scleronomic("curvature");
+    curvature(0.0, q, v, c);
 }
 
 double Model::kinetic_energy(const Vector& v) const {

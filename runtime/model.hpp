@@ -97,9 +97,22 @@ public:
     // df/dq and df/dv (n x n) from the compiler's kernels; has_force_jacobians() must hold.
     void force_jacobians(double t, const Vector& q, const Vector& v, const Vector& x,
                          const Vector& theta, Matrix& f_q, Matrix& f_v) const;
-    void constraint(const Vector& q, Vector& g) const;                 // g(q), m
-    void constraint_jacobian(const Vector& q, Matrix& G) const;        // G = dg/dq, m x n
-    void curvature(const Vector& q, const Vector& v, Vector& c) const; // (d/dq (G v)) v, m
+    // The constraints g(t, q) = 0 at time t (the kernels read t and the phases at t only when
+    // the constraints are rheonomic: time, a moving anchor or a driven joint).
+    bool rheonomic() const { return kernels_.constraint_rate != nullptr; }
+    void constraint(double t, const Vector& q, Vector& g) const;          // g(t, q), m
+    void constraint_jacobian(double t, const Vector& q, Matrix& G) const; // G = dg/dq, m x n
+    // G's structural nonzeros (kernels().constraint_jacobian_values, which must exist).
+    void constraint_jacobian_values(double t, const Vector& q, double* values) const;
+    // g'' - G q'': (d/dq (G v)) v, plus the time terms when rheonomic, m
+    void curvature(double t, const Vector& q, const Vector& v, Vector& c) const;
+    // g_t = dg/dt at fixed q, so that g' = G v + g_t; zero when not rheonomic, m
+    void constraint_rate(double t, const Vector& q, Vector& g_t) const;
+    // The same at t = 0, for models whose constraints do not depend on time (tests, tools);
+    // std::logic_error for a rheonomic model.
+    void constraint(const Vector& q, Vector& g) const;
+    void constraint_jacobian(const Vector& q, Matrix& G) const;
+    void curvature(const Vector& q, const Vector& v, Vector& c) const;
 
     double kinetic_energy(const Vector& v) const; // 1/2 v^T M v, M constant and diagonal
     double kinetic_energy(const Vector& q, const Vector& v) const; // 1/2 v^T M(q) v
@@ -125,6 +138,10 @@ private:
     std::size_t parameter_index(std::string_view name) const; // throws for an unknown name
     mdl_kernel_args args(double t, const Vector& q, const Vector& v, const Vector& x,
                          const Vector& theta) const;
+    // Calls a constraint kernel at (t, q, v), with the phases at t when rheonomic.
+    void call_constraint_kernel(mdl_kernel kernel, double t, const Vector& q, const Vector& v,
+                                double* out) const;
+    void require_scleronomic(const char* what) const;
     void evaluate_mass();
 
     mdl_kernels kernels_;

@@ -5,6 +5,8 @@ namespace mdl::check::detail {
 void Checker::check_constraint(const ast::Constraint& c) {
     Context ctx("a constraint");
     ctx.positions = true;
+    ctx.time = true; // rheonomic g(t, q): time, vibrations, moving anchors
+    ctx.vibrations = true;
     auto lhs = resolve(*c.lhs, ctx);
     auto rhs = resolve(*c.rhs, ctx);
     if (!lhs || !rhs) {

@@ -227,14 +227,7 @@ std::optional<Checker::JointEnd> Checker::joint_end(const ast::Component& c, con
     case NameKind::anchor: {
         const Anchor& a = out_.anchors[it->second.index];
         for (std::size_t axis = 0; axis < 2; ++axis) {
-            const ExprPtr& x = a.coordinate[axis];
-            if (depends_on(*x, Expr::Kind::time) || depends_on(*x, Expr::Kind::vibration)) {
-                d_.error(e.range, fmt::format("a {} is a constraint, and constraints may not "
-                                              "depend on the moving anchor '{}'",
-                                              kind, a.name));
-                return std::nullopt;
-            }
-            end.position[axis] = x;
+            end.position[axis] = a.coordinate[axis]; // a moving anchor makes g(t, q)
         }
         return end;
     }
@@ -251,10 +244,13 @@ void Checker::check_joint(const ast::Component& c) {
     const bool prismatic = c.kind == ComponentKind::prismatic;
     const bool weld = c.kind == ComponentKind::weld;
     auto mods = modifiers_of(c,
-                             prismatic ? std::vector<std::string>{"x", "y", "angle"}
-                             : weld    ? std::vector<std::string>{"angle"}
-                                       : std::vector<std::string>{},
+                             prismatic ? std::vector<std::string>{"x", "y", "angle", "offset"}
+                                       : std::vector<std::string>{"angle"},
                              {}, true);
+    // A prescribed angle or offset may move with time (a driven joint, rheonomic).
+    Context drive("a joint's angle or offset");
+    drive.time = true;
+    drive.vibrations = true;
     const char* kind = ast::to_string(c.kind);
     std::vector<const ast::Argument*> positional;
     for (const auto& arg : c.arguments) {
@@ -307,7 +303,7 @@ void Checker::check_joint(const ast::Component& c) {
                                              : sub(b->angle, a->angle, at);
         ExprPtr angle;
         if (auto m = mods.get("angle")) {
-            angle = resolve(*m->value, parameter_context("a joint's angle"));
+            angle = resolve(*m->value, drive);
         } else {
             ExprPtr start_a = a->angle ? a->angle_start : number(0, at);
             ExprPtr start_b = b->angle ? b->angle_start : number(0, at);
@@ -321,7 +317,9 @@ void Checker::check_joint(const ast::Component& c) {
         for (std::size_t axis = 0; axis < 2; ++axis) {
             constraint(axis_names[axis], sub(b->position[axis], a->position[axis], at));
         }
-        if (weld) {
+        // weld: the rotation is fixed; revolute with `angle = e`: driven to e (its multiplier
+        // j.phi is the torque the drive applies to B)
+        if (weld || mods.get("angle")) {
             fix_rotation();
         }
         return;
@@ -346,6 +344,30 @@ void Checker::check_joint(const ast::Component& c) {
     constraint("normal", across);
     if (a->oriented && b->oriented) {
         fix_rotation(); // a point mass slides without turning: nothing to fix
+    }
+    // `offset = s`: B held at s along the unit axis (a driven slider; the multiplier
+    // j.offset is the force the drive applies to B along the axis):
+    // (B - A) . R(phi_A) (x, y) / |(x, y)| - s = 0
+    if (auto m = mods.get("offset")) {
+        ExprPtr offset = resolve(*m->value, drive);
+        if (!offset) {
+            return;
+        }
+        std::array<ExprPtr, 2> direction = {axis[0], axis[1]};
+        if (a->angle) {
+            direction = rotate(a->angle, axis[0], axis[1], at);
+        }
+        ExprPtr along = add(mul(sub(b->position[0], a->position[0], at), direction[0], at),
+                            mul(sub(b->position[1], a->position[1], at), direction[1], at), at);
+        const bool unit =
+            (is_zero(axis[1]) && axis[0]->kind == Expr::Kind::number && axis[0]->value == 1) ||
+            (is_zero(axis[0]) && axis[1]->kind == Expr::Kind::number && axis[1]->value == 1);
+        if (!unit) {
+            ExprPtr length = call(
+                Function::sqrt, add(mul(axis[0], axis[0], at), mul(axis[1], axis[1], at), at), at);
+            along = binary(Expr::Kind::div, along, length, at);
+        }
+        constraint("offset", sub(along, offset, at));
     }
 }
 

@@ -76,6 +76,8 @@ mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
         return &table.event_indicator;
     case Kernel::event_reinit:
         return &table.event_reinit;
+    case Kernel::constraint_rate:
+        return &table.constraint_rate;
     }
     return nullptr;
 }

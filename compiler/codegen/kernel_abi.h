@@ -3,9 +3,9 @@
  * Plain C so that C hosts and other languages' FFI can call kernels directly.
  *
  * A model has n generalized positions q with velocities v = dq/dt, k first-order states x,
- * m holonomic constraints g(q) = 0, r vibrations with phases theta, and P parameters:
+ * m holonomic constraints g(t, q) = 0, r vibrations with phases theta, and P parameters:
  *
- *     M(q) q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,     g(q) = 0,
+ *     M(q) q'' = f(t, q, v, x, theta, p) + G^T lambda,     g(t, q) = 0,
  *           x' = rates(t, q, v, x, theta, p)
  *
  * M is constant and diagonal (point masses and generalized coordinates with a scalar mass)
@@ -65,9 +65,10 @@ typedef struct mdl_kernels {
     mdl_kernel force;      /* out[n]:   f(t, q, v, x, theta, p), without constraint forces */
     mdl_kernel rates;      /* out[k]:   x' (null when k == 0) */
     mdl_kernel potential;  /* out[1]:   potential energy U (null when the model has none) */
-    mdl_kernel constraint; /* out[m]:   g(q) */
+    mdl_kernel constraint; /* out[m]:   g(t, q) (t and theta used only by rheonomic g) */
     mdl_kernel constraint_jacobian; /* out[m*n]: G = dg/dq */
-    mdl_kernel curvature;           /* out[m]:   (d/dq (G(q) v)) v, i.e. g'' = G q'' + curvature */
+    mdl_kernel curvature;           /* out[m]:   g'' - G q'': (d/dq (G v)) v, plus the time
+                                       terms of a rheonomic g (constraint_rate below) */
     mdl_kernel force_dq;            /* out[n*n]: df/dq */
     mdl_kernel force_dv;            /* out[n*n]: df/dv */
     mdl_kernel phase;               /* out[r]:   theta_i(t, p) = omega_i t + c_i */
@@ -107,6 +108,13 @@ typedef struct mdl_kernels {
     mdl_sparsity force_dq_pattern;            /* n x n */
     mdl_sparsity force_dv_pattern;            /* n x n */
     mdl_sparsity mass_matrix_pattern;         /* n x n */
+
+    /* Appended for rheonomic constraints g(t, q) = 0 (time, moving anchors, driven joints):
+     * g_t = dg/dt at fixed q, the phases theta_i(t) moving with t (their rates omega_i), so
+     * that g' = G v + g_t; the curvature then holds (d/dq (G v + g_t)) v + d/dt (G v + g_t).
+     * Null when g does not depend on time (scleronomic: g_t = 0). The constraint kernels of
+     * a rheonomic model read t and theta, which must be the phases at t. */
+    mdl_kernel constraint_rate; /* out[m]: g_t */
 } mdl_kernels;
 
 #ifdef __cplusplus

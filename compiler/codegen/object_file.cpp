@@ -68,6 +68,7 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
     llvm::StructType* sparsity_type =
         llvm::StructType::create(context, {u32, u32, u32, ptr, ptr}, "struct.mdl_sparsity");
     fields.insert(fields.end(), 4, sparsity_type);
+    fields.push_back(ptr); // constraint_rate
     llvm::StructType* type = llvm::StructType::create(context, fields, "struct.mdl_kernels");
 
     const symbolic::SystemSizes& sizes = system.sizes();
@@ -147,6 +148,7 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
              number(static_cast<std::uint32_t>(pattern.nonzeros())),
              array(pattern.row_start, "row_start"), array(pattern.column, "column")}));
     }
+    values.push_back(kernel(K::constraint_rate));
     new llvm::GlobalVariable(module, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
                              llvm::ConstantStruct::get(type, values), prefix + "_kernels");
 }

@@ -4,9 +4,48 @@
 #include "symbolic/derivative.hpp"
 #include "symbolic/simplify.hpp"
 
+#include <span>
 #include <vector>
 
 namespace mdl::symbolic {
+
+namespace {
+
+// d e/dt at fixed q and v for each root: the partial derivative in t plus, for each phase
+// theta_k = omega_k t + c_k, omega_k d e/d theta_k.
+std::vector<ExprId> time_derivative(ExprPool& pool, std::span<const ExprId> roots,
+                                    const std::vector<ExprId>& phase_rates) {
+    std::vector<ExprId> out = differentiate(pool, roots, Variable{VarKind::time, 0});
+    for (std::uint32_t k = 0; k < phase_rates.size(); ++k) {
+        const Variable theta{VarKind::phase, k};
+        if (!depends_on(pool, roots, theta)) {
+            continue;
+        }
+        const std::vector<ExprId> d = differentiate(pool, roots, theta);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            out[i] = pool.add(out[i], pool.mul(phase_rates[k], d[i]));
+        }
+    }
+    return out;
+}
+
+// sum_k d e_i/d q_k v_k for each root: the derivative of e(q) along the velocity.
+std::vector<ExprId> along_velocity(ExprPool& pool, std::span<const ExprId> roots, std::uint32_t n) {
+    const SparseJacobian d = sparse_jacobian(pool, roots, VarKind::position, n);
+    std::vector<ExprId> out(roots.size());
+    std::vector<ExprId> terms;
+    for (std::uint32_t i = 0; i < roots.size(); ++i) {
+        terms.clear();
+        for (std::uint32_t e = d.pattern.row_start[i]; e < d.pattern.row_start[i + 1]; ++e) {
+            terms.push_back(
+                pool.mul(d.values[e], pool.variable({VarKind::velocity, d.pattern.column[e]})));
+        }
+        out[i] = pool.add(terms);
+    }
+    return out;
+}
+
+} // namespace
 
 void derive_kernels(System& system) {
     ExprPool& pool = system.pool();
@@ -37,6 +76,28 @@ void derive_kernels(System& system) {
             terms.push_back(pool.mul(g_dot_dq.values[e], v_k));
         }
         curvature[i] = pool.add(terms);
+    }
+
+    if (system.outputs(Kernel::phase_rate).empty()) {
+        const Variable t{VarKind::time, 0};
+        system.outputs(Kernel::phase_rate) = differentiate(pool, system.outputs(Kernel::phase), t);
+    }
+    // A rheonomic g(t, q) (time, or a phase through a moving anchor or a driven joint):
+    // g' = G v + g_t, and g'' = G q'' + curvature with the curvature
+    // (d/dq (G v + g_t)) v + d/dt (G v + g_t), the time derivatives at fixed q and v.
+    std::vector<ExprId> rate;
+    if (depends_on(pool, g, VarKind::time) || depends_on(pool, g, VarKind::phase)) {
+        const std::vector<ExprId>& omega = system.outputs(Kernel::phase_rate);
+        rate = time_derivative(pool, g, omega);
+        std::vector<ExprId> first(m);
+        for (std::uint32_t i = 0; i < m; ++i) {
+            first[i] = pool.add(g_dot[i], rate[i]);
+        }
+        const std::vector<ExprId> along = along_velocity(pool, first, n);
+        const std::vector<ExprId> in_time = time_derivative(pool, first, omega);
+        for (std::uint32_t i = 0; i < m; ++i) {
+            curvature[i] = pool.add(along[i], in_time[i]);
+        }
     }
 
     const std::vector<ExprId> f = system.outputs(Kernel::force);
@@ -78,13 +139,9 @@ void derive_kernels(System& system) {
         }
     }
 
-    if (system.outputs(Kernel::phase_rate).empty()) {
-        const Variable t{VarKind::time, 0};
-        system.outputs(Kernel::phase_rate) = differentiate(pool, system.outputs(Kernel::phase), t);
-    }
-
     system.set_sparse(Kernel::constraint_jacobian, std::move(jac.pattern), std::move(jac.values));
     system.outputs(Kernel::curvature) = std::move(curvature);
+    system.outputs(Kernel::constraint_rate) = std::move(rate);
     system.set_sparse(Kernel::force_dq, std::move(f_dq.pattern), std::move(f_dq.values));
     system.set_sparse(Kernel::force_dv, std::move(f_dv.pattern), std::move(f_dv.values));
     system.velocity_dependent = depends_on(pool, f, VarKind::velocity);

@@ -27,6 +27,7 @@ constexpr std::array<std::string_view, kernel_count> kernel_names{
     "mass_matrix",
     "event_indicator",
     "event_reinit",
+    "constraint_rate",
 };
 
 std::string_view kind_description(VarKind kind) {
@@ -216,6 +217,8 @@ std::size_t System::expected_outputs(Kernel k) const {
         return sizes_.events;
     case Kernel::event_reinit:
         return sizes_.reinits;
+    case Kernel::constraint_rate:
+        return outputs(k).empty() ? 0 : m;
     }
     return 0;
 }
@@ -314,10 +317,11 @@ void System::validate() const {
     check(Kernel::force, {}, "");
     check(Kernel::rates, {}, "");
     check(Kernel::potential, {}, "");
-    const char* holonomic = "constraints must be holonomic and time-independent, g(q) = 0";
-    check(Kernel::constraint, {position, parameter}, holonomic);
-    check(Kernel::constraint_jacobian, {position, parameter}, holonomic);
-    check(Kernel::curvature, {position, velocity, parameter}, holonomic);
+    const char* holonomic = "constraints must be holonomic, g(t, q) = 0";
+    check(Kernel::constraint, {time, position, phase, parameter}, holonomic);
+    check(Kernel::constraint_jacobian, {time, position, phase, parameter}, holonomic);
+    check(Kernel::curvature, {time, position, velocity, phase, parameter}, holonomic);
+    check(Kernel::constraint_rate, {time, position, phase, parameter}, holonomic);
     check(Kernel::force_dq, {}, "");
     check(Kernel::force_dv, {}, "");
     check(Kernel::mass_matrix, {position, parameter},
@@ -417,6 +421,7 @@ std::string print_system(const System& system) {
             case Kernel::curvature:
             case Kernel::event_indicator:
             case Kernel::event_reinit:
+            case Kernel::constraint_rate:
                 label = stem + "[" + std::to_string(i) + "]";
                 break;
             }

@@ -32,9 +32,10 @@ enum class Kernel : std::uint8_t {
     force,               // out[n]:   f, without constraint forces
     rates,               // out[k]:   x'
     potential,           // out[0 or 1]: U
-    constraint,          // out[m]:   g(q)
+    constraint,          // out[m]:   g(t, q)
     constraint_jacobian, // out[m*n]: G = dg/dq, row-major
-    curvature,           // out[m]:   (d/dq (G v)) v
+    curvature,           // out[m]:   g'' - G q'': (d/dq (G v)) v, plus the time terms of a
+                         //           rheonomic g (derive_kernels.hpp)
     force_dq,            // out[n*n]: df/dq, row-major
     force_dv,            // out[n*n]: df/dv, row-major
     phase,               // out[r]:   theta_i(t, p) = omega_i t + c_i
@@ -42,8 +43,10 @@ enum class Kernel : std::uint8_t {
     mass_matrix,         // out[n*n]: M(q, p), row-major, symmetric
     event_indicator,     // out[e]:   the when-conditions' indicators, >= 0 where one holds
     event_reinit,        // out[j]:   the new values of every reinit, in source order
+    constraint_rate,     // out[m or 0]: g_t = dg/dt at fixed q (through t and the phases);
+                         //           no outputs when g does not depend on time (scleronomic)
 };
-inline constexpr std::size_t kernel_count = 14;
+inline constexpr std::size_t kernel_count = 15;
 inline constexpr std::array<Kernel, kernel_count> all_kernels{
     Kernel::mass,
     Kernel::force,
@@ -59,6 +62,7 @@ inline constexpr std::array<Kernel, kernel_count> all_kernels{
     Kernel::mass_matrix,
     Kernel::event_indicator,
     Kernel::event_reinit,
+    Kernel::constraint_rate,
 };
 std::string_view kernel_name(Kernel k);
 
@@ -128,9 +132,9 @@ public:
     std::pair<std::uint32_t, std::uint32_t> matrix_shape(Kernel k) const;
 
     // Throws InvalidSystem unless every kernel has its expected number of outputs, every
-    // variable index is in range, mass depends on parameters only, constraints on q and p
-    // only (holonomic, scleronomic: the curvature formula assumes it), phases on t and p only
-    // and phase rates on p only (phases linear in t).
+    // variable index is in range, mass depends on parameters only, constraints on t, q,
+    // phases and p only (holonomic), phases on t and p only and phase rates on p only (phases
+    // linear in t).
     void validate() const;
 
     VariableNames names;             // for printing
@@ -138,7 +142,9 @@ public:
     // f depends on v other than through a kinetic energy's velocity terms (dampers, velocity
     // forces, equations): set by equations_of_motion; derive_kernels leaves it alone
     bool applied_velocity_dependent = false;
-    bool time_dependent = false;            // f depends on t other than through phases (likewise)
+    bool time_dependent = false; // f depends on t other than through phases (likewise)
+    // g depends on t or the phases (rheonomic): constraint_rate has outputs (derive_kernels)
+    bool constraints_time_dependent() const { return !outputs(Kernel::constraint_rate).empty(); }
     bool mass_depends_on_positions = false; // M(q) (likewise, from mass_matrix)
     bool mass_coupled = false;              // M has nonzero off-diagonal entries (likewise)
     bool mass_constant_diagonal() const { return !mass_depends_on_positions && !mass_coupled; }

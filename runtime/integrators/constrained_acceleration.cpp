@@ -22,8 +22,8 @@ void ConstrainedModelForce::acceleration(double t, const Vector& q, const Vector
                                          const Vector& x, Vector& a) {
     force_.acceleration(t, q, v, x, a); // a0 = M^-1 f, M(q) factorized
     const Model& model = force_.model();
-    model.constraint_jacobian(q, G_);
-    model.curvature(q, v, curvature_);
+    model.constraint_jacobian(t, q, G_);
+    model.curvature(t, q, v, curvature_);
     W_ = G_.transpose();
     force_.solve_last_mass(W_);
     S_.noalias() = G_ * W_;
@@ -37,7 +37,7 @@ void ConstrainedModelForce::acceleration(double t, const Vector& q, const Vector
 
 void ConstrainedModelForce::factorize_at(double t, const Vector& q) {
     const Model& model = force_.model();
-    model.constraint_jacobian(q, G_);
+    model.constraint_jacobian(t, q, G_);
     W_ = G_.transpose();
     if (model.mass_constant_diagonal()) {
         W_.array().colwise() *= model.inverse_mass().array();
@@ -55,7 +55,7 @@ void ConstrainedModelForce::project(State& s) {
     const Model& model = force_.model();
     // positions: q <- q - W mu with S mu = g(q), W and S frozen at the step's end point
     // (simplified Newton: the residual is the integration error, so a few iterations do)
-    model.constraint(s.q, g_);
+    model.constraint(s.t, s.q, g_);
     position_drift_ = g_.size() > 0 ? g_.cwiseAbs().maxCoeff() : 0.0;
     if (position_drift_ > options_.constraint_tolerance) {
         factorize_at(s.t, s.q);
@@ -79,12 +79,16 @@ void ConstrainedModelForce::project(State& s) {
             correction_ = g_;
             gram_.solve_in_place(correction_);
             s.q.noalias() -= W_ * correction_;
-            model.constraint(s.q, g_);
+            model.constraint(s.t, s.q, g_);
         }
     }
-    // velocities: v <- v - W S^-1 G v at the projected positions
+    // velocities: v <- v - W S^-1 (G v + g_t) at the projected positions
     factorize_at(s.t, s.q);
     correction_.noalias() = G_ * s.v;
+    if (model.rheonomic()) {
+        model.constraint_rate(s.t, s.q, g_);
+        correction_ += g_;
+    }
     velocity_drift_ = correction_.size() > 0 ? correction_.cwiseAbs().maxCoeff() : 0.0;
     gram_.solve_in_place(correction_);
     s.v.noalias() -= W_ * correction_;

@@ -11,7 +11,9 @@
 // ed., Springer 2006, sect. IV.4; Hairer & Wanner, Solving ODEs II, sect. VII.2): q onto
 // g(q) = 0 along M^-1 G^T (the smallest change in the kinetic-energy metric, simplified
 // Newton), then v onto G(q) v = 0 the same way; the multipliers reported with the state are
-// those of the accelerations at the projected state.
+// those of the accelerations at the projected state. Rheonomic constraints g(t, q) = 0: the
+// curvature kernel carries their time terms, and the projections are onto g(t, q) = 0 and
+// G v + g_t = 0 at the step's time.
 #pragma once
 
 #include "runtime/integrators/first_order_form.hpp"

@@ -33,7 +33,7 @@ public:
     ConstrainedPositionStage(const Model& model, LinearAlgebra algebra)
         : model_(&model), sparse_(use_sparse_constraints(model, algebra)),
           a0_(Vector::Zero(model.positions())), a1_(a0_), q1_(a0_), v_half_(a0_), x_free_(a0_),
-          next_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_),
+          next_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_), rate1_(lambda_),
           G0_(Matrix::Zero(sparse_ ? 0 : model.constraints(), sparse_ ? 0 : model.positions())),
           G1_(G0_),
           D_(Matrix::Zero(sparse_ ? 0 : model.positions(), sparse_ ? 0 : model.constraints())),
@@ -58,14 +58,14 @@ public:
         if (!memory_.continues(s)) {
             force.acceleration(s.t, s.q, s.v, s.x, a0_);
             if (sparse_) {
-                sparse_G0_->evaluate(s.q);
+                sparse_G0_->evaluate(s.t, s.q);
                 sparse_gram0_->factorize(sparse_G0_->matrix(), s.t, method);
             } else {
-                model_->constraint_jacobian(s.q, G0_);
+                model_->constraint_jacobian(s.t, s.q, G0_);
                 gram0_.factorize(G0_, s.t, method);
             }
         }
-        model_->curvature(s.q, s.v, kappa_);
+        model_->curvature(s.t, s.q, s.v, kappa_);
         if (sparse_) {
             acceleration_multipliers(*sparse_gram0_, sparse_G0_->matrix(), a0_, kappa_, lambda_);
             scaled_constraint_directions(*model_, sparse_G0_->matrix(), c, sparse_D_);
@@ -96,11 +96,14 @@ public:
         }
         force.acceleration(t1, q1_, v_half_, s.x, a1_);
         if (sparse_) {
-            sparse_G1_->evaluate(q1_);
+            sparse_G1_->evaluate(t1, q1_);
             sparse_gram1_->factorize(sparse_G1_->matrix(), t1, method);
         } else {
-            model_->constraint_jacobian(q1_, G1_);
+            model_->constraint_jacobian(t1, q1_, G1_);
             gram1_.factorize(G1_, t1, method);
+        }
+        if (model_->rheonomic()) {
+            model_->constraint_rate(t1, q1_, rate1_);
         }
     }
 
@@ -141,6 +144,8 @@ public:
         }
     }
     const Vector& lambda() const { return lambda_; } // the position multipliers of the step
+    // g_t(t_{n+1}, q_{n+1}) of rheonomic constraints (G v + g_t = 0 at t_{n+1}); else zero
+    const Vector& rate1() const { return rate1_; }
 
 private:
     // q_{n+1} = q_n + h v_n + h^2/2 (a_n + M^-1 G_n^T lambda) with g(q_{n+1}) = 0, and the
@@ -162,7 +167,7 @@ private:
     const Model* model_;
     bool sparse_;
     Vector a0_, a1_, q1_, v_half_, x_free_, next_;
-    Vector lambda_, kappa_;
+    Vector lambda_, kappa_, rate1_;
     Matrix G0_, G1_, D_;
     ConstraintGram gram0_, gram1_;
     PositionConstraintNewton newton_;

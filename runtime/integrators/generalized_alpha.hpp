@@ -25,7 +25,7 @@
 //
 // Constraints (Sect. 21.3: the mass matrix extended by zeros for the multipliers):
 //   M a_{n+1-alpha_m} = F(x_{n+1-alpha_f}, ...) + G(x_{n+1-alpha_f})^T lambda_{n+1},
-//   g(x_{n+1}) = 0,
+//   g(t_{n+1}, x_{n+1}) = 0                 (rheonomic constraints at t_{n+1}, G at t_alpha),
 // Newton on (a_{n+1}, lambda_{n+1}) together (the saddle-point matrix, the derivative of
 // G^T lambda left out), the constraint rows scaled by 1/(beta h^2). The start acceleration
 // is consistent with the constraints (acceleration-level multipliers, curvature kernel).
@@ -208,10 +208,10 @@ private:
             // r = (1 - alpha_m) a_{n+1} + alpha_m a_n - M^-1 (F_alpha + G_alpha^T lambda)
             r_.head(n_) = (1.0 - p_.alpha_m) * a1_ + p_.alpha_m * a_ - force_a_;
             if (m_ > 0) {
-                model_->constraint_jacobian(xa_, Ga_);
+                model_->constraint_jacobian(t_alpha, xa_, Ga_);
                 constraint_directions(xa_, Ga_, s.t + h); // W = M(x_alpha)^-1 G_alpha^T
                 r_.head(n_).noalias() -= W_ * lambda_;
-                model_->constraint(x1_, g1_);
+                model_->constraint(s.t + h, x1_, g1_);
                 r_.tail(m_) = g1_ / beta_h2;
             }
             const double scale =
@@ -364,7 +364,7 @@ private:
             K_.topLeftCorner(n_, n_).diagonal().array() += 1.0 - p_.alpha_m;
             if (m_ > 0) {
                 K_.topRightCorner(n_, m_) = -W_;
-                model_->constraint_jacobian(x1_, G1_);
+                model_->constraint_jacobian(s.t + h, x1_, G1_);
                 K_.bottomLeftCorner(m_, n_) = G1_; // d g(x_{n+1}) / d a_{n+1} = beta h^2 G
                 K_.bottomRightCorner(m_, m_).setZero();
             }
@@ -487,19 +487,24 @@ private:
     void start(const State& s) {
         force_.acceleration(s.t, s.q, s.v, s.x, a_);
         if (m_ > 0) {
-            model_->constraint_jacobian(s.q, G1_);
+            model_->constraint_jacobian(s.t, s.q, G1_);
             factorize_gram(s.q, G1_, s.t);
-            model_->curvature(s.q, s.v, kappa_);
+            model_->curvature(s.t, s.q, s.v, kappa_);
             acceleration_multipliers(gram_, G1_, a_, kappa_, lambda_);
             a_.noalias() += W_ * lambda_;
         }
     }
 
-    // v <- v - M^-1 G^T S^-1 G v: the M-orthogonal projection onto G(x_{n+1}) v = 0.
+    // v <- v - M^-1 G^T S^-1 (G v + g_t): the M-orthogonal projection onto
+    // G(x_{n+1}) v + g_t(t_{n+1}, x_{n+1}) = 0 (g_t = 0 unless the constraints are rheonomic).
     void project_velocity(State& s) {
-        model_->constraint_jacobian(s.q, G1_);
+        model_->constraint_jacobian(s.t, s.q, G1_);
         factorize_gram(s.q, G1_, s.t);
         kappa_.noalias() = G1_ * s.v;
+        if (model_->rheonomic()) {
+            model_->constraint_rate(s.t, s.q, g1_);
+            kappa_ += g1_;
+        }
         gram_.solve_in_place(kappa_);
         s.v.noalias() -= W_ * kappa_;
     }

@@ -302,11 +302,11 @@ IntegrationStats integrate_ida(const Model& model, State& state, const IdaOption
         start.acceleration(state.t, state.q, state.v, state.x, a0);
         start.rates(state.t, state.q, state.v, state.x, xdot0);
         SparseConstraintJacobian G(model);
-        G.evaluate(state.q);
+        G.evaluate(state.t, state.q);
         SparseConstraintGram gram(model);
         gram.factorize(G.matrix(), state.t, method_name);
         Vector curvature(m);
-        model.curvature(state.q, state.v, curvature);
+        model.curvature(state.t, state.q, state.v, curvature);
         acceleration_multipliers(gram, G.matrix(), a0, curvature, state.lambda);
         const Vector constraint_force = G.matrix().transpose() * state.lambda;
         a0 += model.inverse_mass().cwiseProduct(constraint_force);

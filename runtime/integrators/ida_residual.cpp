@@ -104,6 +104,9 @@ IdaResidual::IdaResidual(const Model& model)
       diagonal_mass_(model.mass_constant_diagonal()), q_(n_), v_(n_), x_(k_), lambda_(m_), mu_(m_),
       qdot_(n_), vdot_(n_), xdot_(k_), theta_(model.vibrations()), f_(n_), rates_(k_), g_(m_),
       work_(n_) {
+    rate_ = Vector::Zero(m_);
+    rate_plus_ = Vector::Zero(m_);
+    rate_minus_ = Vector::Zero(m_);
     if (!diagonal_mass_) {
         M_.resize(n_, n_);
         model.mass_matrix(Vector::Zero(n_), M_);
@@ -165,17 +168,16 @@ void IdaResidual::unpack(const double* a, const double* b) {
     xdot_ = Eigen::Map<const Vector>(b + 2 * n, k);
 }
 
-void IdaResidual::constraint_jacobian(const Vector& q, std::vector<double>& values) const {
+void IdaResidual::constraint_jacobian(double t, const Vector& q,
+                                      std::vector<double>& values) const {
     const mdl_kernels& kernels = model_->kernels();
     if (has_values(kernels.constraint_jacobian_values, kernels.constraint_jacobian_pattern, m_,
                    n_)) {
-        const Vector none;
-        const mdl_kernel_args args = kernel_args(*model_, 0.0, q, none, none, none);
-        kernels.constraint_jacobian_values(&args, values.data());
+        model_->constraint_jacobian_values(t, q, values.data());
         return;
     }
     Matrix G(m_, n_);
-    model_->constraint_jacobian(q, G);
+    model_->constraint_jacobian(t, q, G);
     std::copy(G.data(), G.data() + G.size(), values.begin()); // row-major: the full pattern
 }
 
@@ -199,12 +201,12 @@ Eigen::Index IdaResidual::evaluate(double t, const double* y, const double* yp, 
     r_v -= f_;
     if (m > 0) {
         if (dense_constraints_) {
-            model.constraint_jacobian(q_, dense_);
+            model.constraint_jacobian(t, q_, dense_);
             r_q.noalias() -= dense_.transpose() * mu_;
             r_v.noalias() -= dense_.transpose() * lambda_;
             r_velocity.noalias() = dense_ * v_;
         } else {
-            constraint_jacobian(q_, G_.value);
+            constraint_jacobian(t, q_, G_.value);
             multiply_transposed(G_, G_.value, mu_, work_);
             r_q -= work_;
             multiply_transposed(G_, G_.value, lambda_, work_);
@@ -212,7 +214,11 @@ Eigen::Index IdaResidual::evaluate(double t, const double* y, const double* yp, 
             multiply(G_, G_.value, v_, g_); // G v, then g below
             r_velocity = g_;
         }
-        model.constraint(q_, g_);
+        if (model.rheonomic()) {
+            model.constraint_rate(t, q_, rate_);
+            r_velocity += rate_; // G v + g_t
+        }
+        model.constraint(t, q_, g_);
         r_position = g_;
     }
     if (k > 0) {
@@ -391,7 +397,7 @@ bool IdaResidual::newton_matrix(double t, const double* y, const double* yp, dou
         std::copy(f_v.data(), f_v.data() + f_v.size(), f_v_.value.begin());
     }
     if (m_ > 0) {
-        constraint_jacobian(q_, G_.value);
+        constraint_jacobian(t, q_, G_.value);
         // the second derivatives, one colour at a time
         q_step_ = q_;
         const double relative = std::cbrt(DBL_EPSILON);
@@ -399,17 +405,23 @@ bool IdaResidual::newton_matrix(double t, const double* y, const double* yp, dou
             for (const int j : columns) {
                 q_step_[j] = q_[j] + relative * std::max(1.0, std::abs(q_[j]));
             }
-            constraint_jacobian(q_step_, g_plus_);
+            constraint_jacobian(t, q_step_, g_plus_);
+            model.constraint_rate(t, q_step_, rate_plus_);
             for (const int j : columns) {
                 q_step_[j] = q_[j] - relative * std::max(1.0, std::abs(q_[j]));
             }
-            constraint_jacobian(q_step_, g_minus_);
+            constraint_jacobian(t, q_step_, g_minus_);
+            model.constraint_rate(t, q_step_, rate_minus_);
             multiply_transposed(G_, g_plus_, lambda_, x_plus_lambda_);
             multiply_transposed(G_, g_minus_, lambda_, x_minus_lambda_);
             multiply_transposed(G_, g_plus_, mu_, x_plus_mu_);
             multiply_transposed(G_, g_minus_, mu_, x_minus_mu_);
             multiply(G_, g_plus_, v_, gv_plus_);
             multiply(G_, g_minus_, v_, gv_minus_);
+            if (model.rheonomic()) {
+                gv_plus_ += rate_plus_;
+                gv_minus_ += rate_minus_;
+            }
             for (const int j : columns) {
                 const double width = (q_[j] + relative * std::max(1.0, std::abs(q_[j]))) -
                                      (q_[j] - relative * std::max(1.0, std::abs(q_[j])));

@@ -6,12 +6,13 @@
 //            q           v              lambda   mu
 //   r_q   [ c_j I - H_mu  -I              0      -G^T ]
 //   r_v   [ -f_q - H_lam  c_j M - f_v    -G^T     0   ]
-//   G v   [ C_v            G              0       0   ]
+//   G v   [ C_v            G              0       0   ]     (G v + g_t when g(t, q))
 //   g     [ G              0              0       0   ]
 //
 // f_q, f_v and G are the compiler's kernels (their sparse values kernels, kernel_abi.h).
 // The second derivatives of the constraints have no kernel: H_lam = d(G^T lambda)/dq,
-// H_mu = d(G^T mu)/dq and C_v = d(G v)/dq are central differences of the G kernel, one pair
+// H_mu = d(G^T mu)/dq and C_v = d(G v + g_t)/dq are central differences of the G (and g_t)
+// kernels, one pair
 // of evaluations per colour of a column colouring of their pattern (Curtis, Powell & Reid,
 // "On the estimation of sparse Jacobian matrices", IMA J. Appl. Math. 13, 1974): columns
 // j and j' share a colour when no constraint couples them, so a chain of any length costs
@@ -65,7 +66,7 @@ public:
 
 private:
     void unpack(const double* y, const double* yp);
-    void constraint_jacobian(const Vector& q, std::vector<double>& values) const;
+    void constraint_jacobian(double t, const Vector& q, std::vector<double>& values) const;
     void build_pattern();
     void colour_constraint_columns();
 
@@ -84,6 +85,7 @@ private:
     int colours_ = 0;
     std::vector<double> h_lambda_, h_mu_, c_v_, g_plus_, g_minus_, mass_values_;
     Vector x_plus_lambda_, x_minus_lambda_, x_plus_mu_, x_minus_mu_, gv_plus_, gv_minus_, q_step_;
+    Vector rate_, rate_plus_, rate_minus_; // g_t of rheonomic constraints (G v + g_t = 0)
     FixedPatternMatrix jacobian_;
     // sources of jacobian_
     std::size_t s_qq_, s_hmu_, s_qv_, s_qmu_, s_fq_, s_hlam_, s_mass_, s_fv_, s_vlam_, s_cv_, s_lv_,

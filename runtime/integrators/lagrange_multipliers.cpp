@@ -107,7 +107,7 @@ int PositionConstraintNewton::solve(const Vector& x_free, const Matrix& D,
                                     std::string_view method, Vector& lambda, Vector& x) {
     return position_multiplier_newton(*model_, x_free, D, options, t, h, method, lambda, x, g_,
                                       [&](const Vector& at, const Vector& g) -> const Vector* {
-                                          model_->constraint_jacobian(at, G_);
+                                          model_->constraint_jacobian(t, at, G_);
                                           J_.noalias() = G_ * D;
                                           lu_.compute(J_);
                                           if (nearly_singular(lu_)) {

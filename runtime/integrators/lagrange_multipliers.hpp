@@ -43,7 +43,7 @@ private:
 void acceleration_multipliers(const ConstraintGram& gram, const Matrix& G, const Vector& a,
                               const Vector& curvature, Vector& lambda);
 
-// Solves g(x_free + D lambda) = 0 for lambda by Newton's method, D = c M^-1 G_n^T (n x m):
+// Solves g(t, x_free + D lambda) = 0 for lambda by Newton's method, D = c M^-1 G_n^T (n x m):
 // the position stage of SHAKE and RATTLE (D = h^2/2 M^-1 G(q_n)^T). The Newton matrix is
 // G(x) D at the current iterate; converged when max_i |g_i| <= constraint_tolerance.
 class PositionConstraintNewton {
@@ -110,7 +110,7 @@ int position_multiplier_newton(const Model& model, const Vector& x_free, const D
     for (int iteration = 0;; ++iteration) {
         x = x_free;
         x.noalias() += D * lambda;
-        model.constraint(x, g);
+        model.constraint(t, x, g); // t: the time the positions x belong to
         worst = largest_entry(g, residual);
         if (residual <= options.constraint_tolerance) {
             return iteration;

@@ -5,6 +5,9 @@
 //   q_{n+1}     = q_n + h v_{n+1/2},                     g(q_{n+1}) = 0
 //   M v_{n+1}   = M v_{n+1/2} + h/2 F_{n+1} + h/2 G(q_{n+1})^T mu_n,   G(q_{n+1}) v_{n+1} = 0.
 //
+// Rheonomic constraints g(t, q) = 0: the position constraint is g(t_{n+1}, q_{n+1}) = 0 and
+// the velocity constraint G v_{n+1} + g_t(t_{n+1}, q_{n+1}) = 0 (still order 2).
+//
 // Symplectic, symmetric and of order 2; g(q) = 0 holds to the tolerance of the Newton
 // iteration on lambda_n, G v = 0 to round-off (mu_n solves a linear system:
 // S mu = -(2/h) G (v_{n+1/2} + h/2 M^-1 F_{n+1}), S = G M^-1 G^T). state.lambda after a
@@ -54,6 +57,9 @@ public:
         stage_.advance(force_, s, h, options_, name());
         tmp_ = stage_.v_half() + (0.5 * h) * stage_.a1();
         stage_.multiply_G1(tmp_, mu_);
+        if (model_->rheonomic()) {
+            mu_ += stage_.rate1(); // G v_{n+1} = -g_t(t_{n+1}, q_{n+1})
+        }
         mu_ *= -2.0 / h;
         stage_.solve_gram1(mu_);
         s.v = tmp_;

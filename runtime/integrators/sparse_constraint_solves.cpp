@@ -37,11 +37,8 @@ SparseConstraintJacobian::SparseConstraintJacobian(const Model& model) : model_(
     G_.makeCompressed(); // the kernel's order: rows, columns ascending
 }
 
-void SparseConstraintJacobian::evaluate(const Vector& q) {
-    const std::vector<double>& p = model_->parameters();
-    const mdl_kernel_args args{0.0,     q.size() ? q.data() : nullptr, nullptr, nullptr,
-                               nullptr, p.empty() ? nullptr : p.data()};
-    model_->kernels().constraint_jacobian_values(&args, G_.valuePtr());
+void SparseConstraintJacobian::evaluate(double t, const Vector& q) {
+    model_->constraint_jacobian_values(t, q, G_.valuePtr());
 }
 
 void SparseConstraintGram::factorize(const RowSparseMatrix& G, double t, std::string_view method) {
@@ -110,7 +107,7 @@ int SparsePositionConstraintNewton::solve(const Vector& x_free, const SparseMatr
     return position_multiplier_newton(
         *model_, x_free, D, options, t, h, method, lambda, x, g_,
         [&](const Vector& at, const Vector& g) -> const Vector* {
-            G_.evaluate(at);
+            G_.evaluate(t, at);
             J_ = G_.matrix() * D;
             J_.makeCompressed();
             if (pattern_.size() != static_cast<std::size_t>(J_.nonZeros()) ||

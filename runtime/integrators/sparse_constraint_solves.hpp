@@ -38,7 +38,7 @@ bool use_sparse_constraints(const Model& model, LinearAlgebra choice);
 class SparseConstraintJacobian {
 public:
     explicit SparseConstraintJacobian(const Model& model);
-    void evaluate(const Vector& q);
+    void evaluate(double t, const Vector& q); // G(t, q)
     const RowSparseMatrix& matrix() const { return G_; }
 
 private:

@@ -103,6 +103,14 @@ Applicability hmm_applicability(const Model& model, const HmmOptions& options) {
                                      "hmm)"
                                    : "the model has constraints: use hmm-shake or hmm-rattle");
     }
+    if (constrained && model.rheonomic()) {
+        return refused("the constraints depend on time (a moving anchor or a driven joint): "
+                       "HMM filters the constraint forces of micro-integrations that start at "
+                       "phases of their own, which a constraint moving with the vibration does "
+                       "not allow; use strobo, which averages the period map of the rheonomic "
+                       "system, or write the support's motion as a force in its frame (a "
+                       "gravity field with the support's acceleration, models/kapitza.mdl)");
+    }
     if (constrained && options.algorithm == HmmAlgorithm::synchronous) {
         return refused("the synchronous algorithm needs the enslaved velocity of the "
                        "unconstrained form; use --algorithm async for constrained models");
@@ -166,6 +174,12 @@ Applicability strobo_applicability(const Model& model, const StroboscopicOptions
     }
     if (model.vibrations() == 0 && !(options.period > 0.0)) {
         return refused("the period must be positive, got " + format_number(options.period));
+    }
+    if (model.rheonomic() && model.time_dependent()) {
+        return refused("the constraints depend on time and so does the force other than through "
+                       "vibrations: stroboscopic averaging of a rheonomic system samples it at "
+                       "one phase of its fast period and needs its time dependence periodic "
+                       "with that period (the constraints' motion and vibrations only)");
     }
     if (model.constrained() &&
         (options.micro == StroboscopicMicro::rk4 || options.micro == StroboscopicMicro::verlet)) {

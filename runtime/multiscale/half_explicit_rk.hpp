@@ -106,7 +106,7 @@ public:
         // stage 1: Y_1 = y_n (the constraints are not imposed on it)
         slope(t, s.q, s.v, s.x, k1_);
         if (constrained()) {
-            model_->constraint_jacobian(s.q, G1_);
+            model_->constraint_jacobian(t, s.q, G1_);
         }
         // stage 2: Y_2 = y_n + h a21 F(Y_1, Z_1); Z_1 from the constraints on Y_2
         hat_.q = s.q + (h * T::a21) * k1_.q;
@@ -155,7 +155,7 @@ private:
         }
         scaled_constraint_directions(*model_, G_prev, c, D_); // D = c M^-1 G_prev^T
         solve_positions(t, h, G_out, out.q);
-        model_->constraint_jacobian(out.q, G_out);
+        model_->constraint_jacobian(t, out.q, G_out);
         J_.noalias() = G_out * D_; // c G(Y) M^-1 G_prev^T
         lu_.compute(J_);
         if (nearly_singular(lu_)) {
@@ -167,6 +167,10 @@ private:
                     " turns the constraint gradients too far; reduce it");
         }
         r_.noalias() = G_out * hat_.v;
+        if (model_->rheonomic()) { // G(Y_q) Y_v + g_t(t, Y_q) = 0
+            model_->constraint_rate(t, out.q, g_);
+            r_ += g_;
+        }
         lambda_ = lu_.solve(r_); // into lambda_ (a negated solve would allocate a temporary)
         lambda_ = -lambda_;
         out.v = hat_.v;
@@ -187,7 +191,7 @@ private:
         for (int iteration = 0;; ++iteration) {
             q = hat_.q;
             q.noalias() += D_ * mu_;
-            model_->constraint(q, g_);
+            model_->constraint(t, q, g_);
             worst = largest_entry(g_, residual);
             if (!std::isfinite(residual)) {
                 throw NumericalFailure(FailureKind::non_finite, name(), t,
@@ -202,7 +206,7 @@ private:
             if (iteration == options_.max_iterations) {
                 break;
             }
-            model_->constraint_jacobian(q, G);
+            model_->constraint_jacobian(t, q, G);
             J_.noalias() = G * D_;
             lu_.compute(J_);
             if (nearly_singular(lu_)) {

@@ -270,24 +270,34 @@ struct StroboscopicField::Impl {
                out_force.evaluations();
     }
 
-    // q + M^-1 G(q)^T mu with g = 0, then v + M^-1 G^T nu with G v = 0 (mass metric)
+    // The time at which the constraints hold for the stroboscopic states: rheonomic
+    // constraints are periodic with the fast period (the averaged state is sampled at the
+    // stroboscopic phase, t_origin + k delta), so at t_origin; otherwise t (unused).
+    double constraint_time(double t) const { return model->rheonomic() ? t_origin : t; }
+
+    // q + M^-1 G(q)^T mu with g = 0, then v + M^-1 G^T nu with G v + g_t = 0 (mass metric)
     double project(Vector& Y, double t, double H) {
         if (!model->constrained()) {
             return 0.0;
         }
+        const double tc = constraint_time(t);
         auto q = Y.segment(0, n);
         auto v = Y.segment(n, n);
         w = q;
-        model->constraint_jacobian(w, G);
+        model->constraint_jacobian(tc, w, G);
         scaled_constraint_directions(*model, G, 1.0, D);
         nu.setZero();
-        newton.solve(w, D, solver, t, H, "strobo (projection)", nu, q_new);
+        newton.solve(w, D, solver, tc, H, "strobo (projection)", nu, q_new);
         double change = (q_new - w).cwiseAbs().maxCoeff();
         q = q_new;
-        model->constraint_jacobian(q_new, G);
+        model->constraint_jacobian(tc, q_new, G);
         gram.factorize(G, t, "strobo (projection)");
         w = v;
         nu.noalias() = G * w;
+        if (model->rheonomic()) {
+            model->constraint_rate(tc, q_new, g);
+            nu += g;
+        }
         nu = -nu;
         gram.solve_in_place(nu);
         a.noalias() = G.transpose() * nu;
@@ -304,9 +314,9 @@ struct StroboscopicField::Impl {
         }
         w = Y.segment(0, n);
         q_new = Y.segment(n, n);
-        model->constraint_jacobian(w, G);
+        model->constraint_jacobian(constraint_time(t), w, G);
         gram.factorize(G, t_origin, "strobo");
-        model->curvature(w, q_new, kappa);
+        model->curvature(constraint_time(t), w, q_new, kappa);
         if (slow_time) {
             out_force.set_phase_origin(0.0, origin_phase, t); // slow time t, stroboscopic phase
         }
@@ -320,9 +330,13 @@ struct StroboscopicField::Impl {
             return;
         }
         w = Y.segment(0, n);
-        model->constraint(w, g);
-        model->constraint_jacobian(w, G);
+        model->constraint(t_origin, w, g);
+        model->constraint_jacobian(t_origin, w, G);
         Gv.noalias() = G * Y.segment(n, n);
+        if (model->rheonomic()) {
+            model->constraint_rate(t_origin, w, nu);
+            Gv += nu;
+        }
         position = g.cwiseAbs().maxCoeff();
         velocity = Gv.cwiseAbs().maxCoeff();
     }

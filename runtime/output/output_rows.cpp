@@ -74,7 +74,7 @@ void OutputRows::fill(const State& state) {
         }
     }
     if (residuals_) {
-        model_->constraint(state.q, g_);
+        model_->constraint(state.t, state.q, g_);
         for (Eigen::Index i = 0; i < g_.size(); ++i) {
             values_.push_back(g_[i]);
         }

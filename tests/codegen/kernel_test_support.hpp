@@ -123,6 +123,8 @@ inline mdl_kernel kernel_of(const mdl_kernels& table, symbolic::Kernel k) {
         return table.event_indicator;
     case Kernel::event_reinit:
         return table.event_reinit;
+    case Kernel::constraint_rate:
+        return table.constraint_rate;
     }
     return nullptr;
 }

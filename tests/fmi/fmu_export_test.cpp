@@ -142,6 +142,17 @@ TEST_CASE("the double pendulum's FMU steps to mdl run's numbers bit for bit (rat
         {"b1.x", "b1.y", "b2.x", "b2.y", "der(b1.x)", "der(b1.y)", "der(b2.x)", "der(b2.y)"});
 }
 
+TEST_CASE("a moving anchor's FMU steps to mdl run's numbers bit for bit (rattle, H = 1e-5)") {
+    // rheonomic constraint g(t, q): the FMU's kernel table carries constraint_rate
+    const std::string pendulum =
+        std::string(MDL_SOURCE_DIR) + "/tests/fmi/models/moving_anchor.mdl";
+    const Fmu fmu = export_fmu(pendulum, "moving_anchor", "--method rattle --step 1e-5");
+    require_same_bits(
+        stepped(fmu, "run 4 0.01 0.2"),
+        reference(pendulum, "moving_anchor", "--method rattle --step 1e-5 --stop 0.2 --every 1000"),
+        {"b.x", "b.y", "der(b.x)", "der(b.y)"});
+}
+
 TEST_CASE("an adaptive method (dopri5) steps between communication points to its tolerance") {
     const Fmu fmu = export_fmu(oscillator, "dopri5", "--method dopri5 --rtol 1e-10 --atol 1e-12");
     const auto trajectory = stepped(fmu, "run 2 0.01 1");
