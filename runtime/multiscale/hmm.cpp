@@ -436,7 +436,7 @@ struct HmmForceEstimator::Impl {
         if (options.algorithm == HmmAlgorithm::synchronous) {
             model->phases(t, base);
         }
-        enslaved_velocity(t, X, V, base);
+        enslaved_oscillation(t, X, V, base);
         displacement = 0.0;
         double amplitude = 0.0;
         for (int k = 1; k <= harmonics; ++k) {
