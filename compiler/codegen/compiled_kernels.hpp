@@ -9,7 +9,7 @@
 // Parameters are read from args->p at every call, so changing one needs no recompilation.
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "codegen/options.hpp"
 #include "symbolic/system.hpp"
 

@@ -1,6 +1,6 @@
 #include "runtime/fmi/c_library.h"
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "runtime/fmi/fmu_instance.hpp"
 #include "runtime/numerical_failure.hpp"
 

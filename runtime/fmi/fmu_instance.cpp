@@ -1,6 +1,6 @@
 #include "runtime/fmi/fmu_instance.hpp"
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "runtime/consistent_start.hpp"
 #include "runtime/numerical_failure.hpp"
 

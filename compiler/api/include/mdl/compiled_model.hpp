@@ -12,7 +12,7 @@
 // calls exit().
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 
 #include <cstddef>
 #include <functional>
