@@ -1,7 +1,7 @@
 // mdl: compile and simulate mechanical models written in the .mdl language.
 #include "commands.hpp"
-#include "mdl/compiled_model.hpp"
 #include "exit_status.hpp"
+#include "mdl/compiled_model.hpp"
 
 #include <array>
 #include <cerrno>

@@ -1,7 +1,7 @@
 #include "reproduce_andrews.hpp"
 
-#include "reproduce/reproduce_andrews.hpp"
 #include "compiler/api/runtime_view.hpp"
+#include "reproduce/reproduce_andrews.hpp"
 
 #include <fmt/format.h>
 #include <iostream>

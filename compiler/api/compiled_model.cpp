@@ -101,10 +101,9 @@ void set_warning_handler(std::function<void(const std::string& warning)> handler
         codegen::set_cache_warning_handler({});
         return;
     }
-    codegen::set_cache_warning_handler(
-        [handler = std::move(handler)](const std::string& warning) {
-            handler("code cache: " + warning);
-        });
+    codegen::set_cache_warning_handler([handler = std::move(handler)](const std::string& warning) {
+        handler("code cache: " + warning);
+    });
 }
 
 CompiledModel compile(std::string_view source_text, std::string_view name,

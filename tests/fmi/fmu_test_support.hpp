@@ -29,7 +29,8 @@ struct Fmu {
 };
 
 // mdl export MODEL --fmu NAME.fmu ARGUMENTS; the identifier and GUID from its description.
-inline Fmu export_fmu(const std::string& model, const std::string& name, const std::string& arguments) {
+inline Fmu export_fmu(const std::string& model, const std::string& name,
+                      const std::string& arguments) {
     Fmu fmu;
     fmu.path = (work_dir() / (name + ".fmu")).string();
     const Result r = mdl("export " + model + " --fmu " + fmu.path + " " + arguments);
@@ -69,7 +70,7 @@ inline std::vector<std::vector<double>> rows(const std::string& output) {
 
 // mdl run with the same method and step, every `every`-th step: the reference trajectory.
 inline CsvNumbers reference(const std::string& model, const std::string& name,
-                     const std::string& arguments) {
+                            const std::string& arguments) {
     const fs::path csv = work_dir() / (name + ".csv");
     const Result r = mdl("run " + model + " -q -o " + csv.string() + " " + arguments);
     INFO(r.output);
@@ -79,7 +80,7 @@ inline CsvNumbers reference(const std::string& model, const std::string& name,
 
 // Columns `names` of the reference, row by row, equal to the host's columns from `first` on.
 inline void require_same_bits(const std::vector<std::vector<double>>& fmu, const CsvNumbers& run,
-                       const std::vector<std::string>& names, std::size_t first = 1) {
+                              const std::vector<std::string>& names, std::size_t first = 1) {
     REQUIRE(fmu.size() == run.rows.size());
     for (std::size_t i = 0; i < fmu.size(); ++i) {
         INFO("row " << i << " t = " << fmu[i][0]);
@@ -100,8 +101,8 @@ inline std::vector<std::vector<double>> stepped(const Fmu& fmu, const std::strin
 
 // Builds tests/fmi/c_library_main.c against the library in `dir` with `link` (the library and
 // what it needs); returns the program's path. The link command is checked: no LLVM, no libmdl.
-inline std::string c_program(const fs::path& dir, const std::string& model_name, const std::string& name,
-                      const std::string& link) {
+inline std::string c_program(const fs::path& dir, const std::string& model_name,
+                             const std::string& name, const std::string& link) {
     const std::string program = (dir / name).string();
     const std::string command = "cc -std=c99 -Wall -Wextra -Werror -o " + program + " " +
                                 std::string(MDL_SOURCE_DIR) + "/tests/fmi/c_library_main.c -I " +

@@ -53,9 +53,10 @@ const Mechanism four_bar{"four_bar.mdl", "rough_four_bar", "FourBar",
                          outputs({"crank", "coupler", "rocker"})};
 
 // mdl run's reference rows (every 100th step of 1e-4: communication step 0.01) to t = 2, and
-// the consistent start's report on its stderr.
-CsvNumbers run_reference(const Mechanism& m) {
-    const fs::path csv = work_dir() / (m.name + ".csv");
+// the consistent start's report on its stderr; `tag` keeps the test cases' files apart (ctest
+// runs them at once).
+CsvNumbers run_reference(const Mechanism& m, const std::string& tag) {
+    const fs::path csv = work_dir() / (m.name + "_" + tag + ".csv");
     const Result r = mdl("run " + model(m.file) + " -q -o " + csv.string() + " " + rattle +
                          " --stop 2 --every 100");
     INFO(r.output);
@@ -72,7 +73,7 @@ double cell(const CsvNumbers& run, std::size_t row, const std::string& column) {
 
 TEST_CASE("mdl run of the rough-start slider-crank follows the closed-form kinematics to 1e-8") {
     const double a = 0.1, b = 0.3, theta0 = 0.3; // models/slider_crank.mdl
-    const CsvNumbers run = run_reference(slider_crank);
+    const CsvNumbers run = run_reference(slider_crank, "closed_form");
     REQUIRE(run.rows.size() == 201);
     CHECK(cell(run, 0, "crank.phi") == theta0); // fixed = true: kept
     for (std::size_t i = 0; i < run.rows.size(); ++i) {
@@ -96,7 +97,7 @@ TEST_CASE("mdl run of the rough-start slider-crank follows the closed-form kinem
 TEST_CASE("mdl run of the rough-start four-bar satisfies Freudenstein's equation to 1e-8") {
     const double a = 0.1, b = 0.35, c = 0.3, d = 0.3, theta0 = 1.0; // models/four_bar.mdl
     const double K1 = d / a, K2 = d / c, K3 = (a * a - b * b + c * c + d * d) / (2 * a * c);
-    const CsvNumbers run = run_reference(four_bar);
+    const CsvNumbers run = run_reference(four_bar, "closed_form");
     REQUIRE(run.rows.size() == 201);
     CHECK(cell(run, 0, "crank.phi") == theta0);
     for (std::size_t i = 0; i < run.rows.size(); ++i) {
@@ -119,7 +120,7 @@ TEST_CASE("FMUs of the rough-start slider-crank and four-bar start where mdl run
           "to its numbers bit for bit (rattle, H = 1e-4), logging the changed start values") {
     for (const Mechanism* m : {&slider_crank, &four_bar}) {
         INFO(m->file);
-        const CsvNumbers run = run_reference(*m);
+        const CsvNumbers run = run_reference(*m, "fmu");
         const Fmu fmu = export_fmu(model(m->file), m->name, rattle);
         const Result r = host(fmu, "run " + std::to_string(m->columns.size()) + " 0.01 2");
         INFO(r.output);
@@ -129,10 +130,9 @@ TEST_CASE("FMUs of the rough-start slider-crank and four-bar start where mdl run
         require_same_bits(trajectory, run, m->columns);
         // the changes are logged only when the importer asked for logging
         CHECK(r.output.find("consistent start") == std::string::npos);
-        const Result logged =
-            run_command("FMU_HOST_LOGGING=1 " + std::string(FMU_HOST) + " " + fmu.path + " " +
-                        fmu.identifier + " '" + fmu.guid + "' run " +
-                        std::to_string(m->columns.size()) + " 0.01 0.01");
+        const Result logged = run_command(
+            "FMU_HOST_LOGGING=1 " + std::string(FMU_HOST) + " " + fmu.path + " " + fmu.identifier +
+            " '" + fmu.guid + "' run " + std::to_string(m->columns.size()) + " 0.01 0.01");
         INFO(logged.output);
         REQUIRE(logged.status == 0);
         CHECK(logged.output.find("logInfo consistent start: changed '") != std::string::npos);
@@ -146,7 +146,7 @@ TEST_CASE("C libraries of the rough-start slider-crank and four-bar give mdl run
           "[no-sanitizer]") {
     for (const Mechanism* m : {&slider_crank, &four_bar}) {
         INFO(m->file);
-        const CsvNumbers run = run_reference(*m);
+        const CsvNumbers run = run_reference(*m, "library");
         const fs::path dir = work_dir() / (m->name + "_library");
         fs::remove_all(dir);
         const Result exported =
