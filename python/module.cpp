@@ -188,6 +188,9 @@ PYBIND11_MODULE(_mdl, m) {
                       "wall time of the integration")
         .def_readonly("summary", &mdl::SimulationStatistics::summary,
                       "the summary line mdl run prints")
+        .def_readonly("notes", &mdl::SimulationStatistics::notes,
+                      "what the run tells its caller, one line each: the start values the "
+                      "consistent start changed (mdl run prints them on stderr)")
         .def("__repr__", [](const mdl::SimulationStatistics& s) {
             return "<mdl.Statistics: " + s.summary + ">";
         });
