@@ -10,7 +10,7 @@
 // checks the compiled model's parameter and position names against the order assumed here.
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 
 namespace mdl::bench::handwritten {
 

@@ -61,6 +61,7 @@ std::string wrapper_source(const FmuContents& c) {
     s.n_parameters = settings->n_parameters;
     s.parameter_names = settings->parameter_names;
     s.parameter_values = settings->parameter_values;
+    s.note = settings->note;
     return mdl_library_simulate(&{0}_model, {1}, &s, row, user, message, message_size);
 }}
 
@@ -122,6 +123,11 @@ extern "C" {{
 
 typedef int (*{0}_row)(void* user, double t, const double* values, size_t count);
 
+/* Notes of the run: each start value the consistent start changed (onto the constraints, the
+ * values marked fixed = true kept, as `mdl run` does and reports on stderr), then the
+ * initialization and the events, one line each. */
+typedef void (*{0}_note)(void* user, const char* text);
+
 typedef struct {0}_settings {{
     double start_time;
     double stop_time;       /* not after start_time: the default start and stop */
@@ -129,6 +135,7 @@ typedef struct {0}_settings {{
     size_t n_parameters;    /* parameters set before the run */
     const char* const* parameter_names;
     const double* parameter_values;
+    {0}_note note;          /* null: no notes */
 }} {0}_settings;
 
 int {0}_simulate(const {0}_settings* settings, {0}_row row, void* user, char* message,

@@ -259,6 +259,7 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
         output(compiled.state_names()[i], description(compiled.state_names()[i]), x0[i]);
     }
     c.outputs = c.variables.size();
+    c.start_fixed = compiled.start_fixed();
     c.constraint_names = compiled.constraint_names();
     c.vibration_names = compiled.vibration_names();
     for (std::size_t i = 0; i < s.parameters; ++i) {

@@ -45,6 +45,7 @@ struct FmuContents {
     // Jacobians: unconstrained, no first-order states, constant diagonal mass
     bool directional_derivatives = false;
     std::vector<bool> parameter_tunable; // per parameter: else fixed at export
+    std::vector<bool> start_fixed;       // per position: its start value is fixed = true
     std::vector<std::string> constraint_names, vibration_names; // for messages
     std::vector<EventInfo> events; // when-clauses: Co-Simulation with rk4 or dopri5
     // the integration

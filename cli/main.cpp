@@ -1,6 +1,7 @@
 // mdl: compile and simulate mechanical models written in the .mdl language.
 #include "commands.hpp"
 #include "exit_status.hpp"
+#include "mdl/compiled_model.hpp"
 
 #include <array>
 #include <cerrno>
@@ -75,6 +76,10 @@ void inject_fault() {
 
 int main(int argc, char** argv) {
     std::set_terminate(on_terminate);
+    // the library's warnings (a code cache that cannot be used) on stderr, one line each
+    mdl::set_warning_handler([](const std::string& warning) {
+        std::fprintf(stderr, "mdl: warning: %s\n", warning.c_str());
+    });
     CLI::App app{"mdl: compile and simulate mechanical models with fast vibrations", "mdl"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "mdl 0.1.0");

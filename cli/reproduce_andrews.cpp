@@ -1,18 +1,28 @@
 #include "reproduce_andrews.hpp"
 
-#include "reproduce/reproduce_andrews.hpp"
 #include "compiler/api/runtime_view.hpp"
+#include "reproduce/reproduce_andrews.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
 
 namespace mdl::cli {
 
+runtime::State reported_start(const CompiledModel& compiled, const runtime::Model& model,
+                              double start) {
+    std::vector<std::string> notes;
+    runtime::State state = initial_state(compiled, model, start, &notes);
+    for (const std::string& note : notes) {
+        std::cerr << note << "\n";
+    }
+    return state;
+}
+
 int reproduce_andrews(const std::string& models_dir) {
     namespace mech = runtime::mechanics;
     CompiledModel andrews = compile_file(models_dir + "/andrews.mdl");
     runtime::Model model = runtime_model(andrews);
-    const runtime::State start = initial_state(andrews, model, 0.0);
+    const runtime::State start = reported_start(andrews, model, 0.0);
     const std::vector<mech::AndrewsRun> runs = mech::reproduce_andrews(model, start);
     std::cout << "\n# Andrews' squeezing mechanism (Hairer & Wanner, Solving ODEs II, sect. VII.7; "
                  "IVP Test Set problem \"andrews\")\n"

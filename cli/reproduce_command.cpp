@@ -57,7 +57,7 @@ int reproduce_hmm(const ReproduceOptions& o) {
     namespace ms = runtime::multiscale;
     CompiledModel kapitza = compile_file(o.models + "/kapitza.mdl");
     runtime::Model model = runtime_model(kapitza);
-    runtime::State start = initial_state(kapitza, model, 0.0);
+    runtime::State start = reported_start(kapitza, model, 0.0);
     bool even = kapitza.force_even_in_phase(0);
     std::vector<ms::TableRow> rows;
     for (auto* table :
@@ -70,7 +70,7 @@ int reproduce_hmm(const ReproduceOptions& o) {
 
     CompiledModel pendulum = compile_file(o.models + "/double_pendulum.mdl");
     runtime::Model pendulum_model = runtime_model(pendulum);
-    runtime::State pendulum_start = initial_state(pendulum, pendulum_model, 0.0);
+    runtime::State pendulum_start = reported_start(pendulum, pendulum_model, 0.0);
     std::vector<ms::PendulumRun> runs;
     for (double H : {1.0 / 80, 1.0 / 160}) {
         for (double omega : {1e4, 1e6, 1e8}) {
@@ -115,7 +115,7 @@ int reproduce_strobo(const ReproduceOptions& o) {
     namespace ms = runtime::multiscale;
     CompiledModel kapitza = compile_file(o.models + "/kapitza_eps.mdl");
     runtime::Model model = runtime_model(kapitza);
-    runtime::State start = initial_state(kapitza, model, 0.0);
+    runtime::State start = reported_start(kapitza, model, 0.0);
     std::vector<ms::StroboRow> rows =
         ms::reproduce_stroboscopic_tables(model, start, {"q4", "p4", "q2"});
     std::cout
@@ -174,7 +174,7 @@ int reproduce_stiff(const ReproduceOptions& o) {
         runtime::Model model;
         explicit Springs(const std::string& path)
             : compiled(compile_file(path)), model(runtime_model(compiled)) {}
-        runtime::State start() const { return initial_state(compiled, model, 0.0); }
+        runtime::State start() const { return reported_start(compiled, model, 0.0); }
         ms::StiffStart start_for() {
             return [this](double w1, double w2) {
                 compiled.set_parameter("w1", w1);

@@ -146,6 +146,9 @@ int run(const RunOptions& o) {
             return true;
         },
         update, forecast);
+    for (const std::string& note : result.notes) {
+        std::cerr << note << "\n"; // not --quiet's to hide: the start is not the model's
+    }
     if (result.stopped) {
         progress.reset();
         // not --quiet's to hide: it says why the CSV ends before the stop time

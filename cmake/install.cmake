@@ -3,7 +3,7 @@
 #   bin/mdl-sweep-mpi                    the same with MPI, which `mpirun mdl sweep` runs
 #   lib/libmdl.so                        the embedding API (C++ and C), one shared library
 #   lib/libmdl_fmi.a                     the FMI library mdl export links into FMUs
-#   include/mdl/{mdl.h, mdl/*.hpp, codegen/kernel_abi.h}
+#   include/mdl/{mdl.h, mdl/*.hpp, abi/kernel_abi.h}
 #                                        its headers; the one include directory is include/mdl
 #   lib/cmake/mdl/                       find_package(mdl): imported target mdl::mdl
 #   lib/pkgconfig/mdl.pc                 pkg-config --cflags --libs mdl
@@ -44,7 +44,7 @@ set_target_properties(mdl_shared PROPERTIES
   MDL_STATIC_LLVM ON) # compiler/codegen/CMakeLists.txt
 target_link_options(mdl_shared PRIVATE "LINKER:--as-needed")
 target_include_directories(mdl_shared PUBLIC
-  "$<BUILD_INTERFACE:${mdl_api_dir}/include;${PROJECT_SOURCE_DIR}/compiler>"
+  "$<BUILD_INTERFACE:${mdl_api_dir}/include;${PROJECT_SOURCE_DIR};${PROJECT_SOURCE_DIR}/compiler>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mdl>")
 target_include_directories(mdl_shared PRIVATE ${CMAKE_BINARY_DIR}/compiler/api) # generated
 target_compile_features(mdl_shared PUBLIC cxx_std_20) # compiled_model.hpp uses std::span
@@ -79,8 +79,8 @@ install(TARGETS mdl_shared EXPORT mdlTargets LIBRARY DESTINATION ${CMAKE_INSTALL
 install(FILES ${mdl_api_dir}/include/mdl.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl)
 install(DIRECTORY ${mdl_api_dir}/include/mdl DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
-install(FILES ${PROJECT_SOURCE_DIR}/compiler/codegen/kernel_abi.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl/codegen)
+install(FILES ${PROJECT_SOURCE_DIR}/abi/kernel_abi.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mdl/abi)
 
 set(mdl_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/mdl)
 install(EXPORT mdlTargets NAMESPACE mdl:: DESTINATION ${mdl_cmake_dir})

@@ -209,6 +209,9 @@ PYBIND11_MODULE(_mdl, m) {
                       "the summary line mdl run prints")
         .def_readonly("error_estimate", &mdl::SimulationStatistics::error_estimate,
                       "a multiscale run's ErrorEstimate; None for the classical methods")
+        .def_readonly("notes", &mdl::SimulationStatistics::notes,
+                      "what the run tells its caller, one line each: the start values the "
+                      "consistent start changed (mdl run prints them on stderr)")
         .def("__repr__", [](const mdl::SimulationStatistics& s) {
             return "<mdl.Statistics: " + s.summary + ">";
         });

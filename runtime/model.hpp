@@ -4,7 +4,7 @@
 // can be shared by any number of steppers and threads.
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "runtime/events/event.hpp"
 #include "runtime/state.hpp"
 

@@ -6,7 +6,7 @@
 // threshold a dense LU is faster than the sparse solver's bookkeeping.
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "runtime/model.hpp"
 
 #include <Eigen/SparseCore>

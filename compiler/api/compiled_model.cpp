@@ -97,6 +97,16 @@ std::vector<double> recompute(const check::CheckedModel& model, std::vector<doub
 
 } // namespace
 
+void set_warning_handler(std::function<void(const std::string& warning)> handler) {
+    if (!handler) {
+        codegen::set_cache_warning_handler({});
+        return;
+    }
+    codegen::set_cache_warning_handler([handler = std::move(handler)](const std::string& warning) {
+        handler("code cache: " + warning);
+    });
+}
+
 CompiledModel compile(std::string_view source_text, std::string_view name,
                       const CompileOptions& options) {
     auto start = Clock::now();

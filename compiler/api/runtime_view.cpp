@@ -2,7 +2,7 @@
 
 #include "runtime/consistent_start.hpp"
 
-#include <iostream>
+#include <utility>
 
 namespace mdl {
 
@@ -38,19 +38,21 @@ runtime::Model runtime_model(const CompiledModel& compiled) {
 }
 
 runtime::State initial_state(const CompiledModel& compiled, const runtime::Model& model,
-                             double start) {
+                             double start, std::vector<std::string>* notes) {
     runtime::State state = model.zero_state(start);
     auto q0 = compiled.start_positions(), v0 = compiled.start_velocities();
     auto x0 = compiled.start_states();
     state.q = Eigen::Map<const runtime::Vector>(q0.data(), static_cast<Eigen::Index>(q0.size()));
     state.v = Eigen::Map<const runtime::Vector>(v0.data(), static_cast<Eigen::Index>(v0.size()));
     state.x = Eigen::Map<const runtime::Vector>(x0.data(), static_cast<Eigen::Index>(x0.size()));
-    // Every constrained method starts on g(q) = 0, G v = 0 (changes reported on stderr);
+    // Every constrained method starts on g(q) = 0, G v = 0 (changes returned in `notes`);
     // constraints that cannot be met are a model error located at their declarations.
     try {
-        for (const auto& line :
+        for (auto& line :
              runtime::make_start_consistent(model, state, compiled.start_fixed()).lines()) {
-            std::cerr << line << "\n";
+            if (notes != nullptr) {
+                notes->push_back(std::move(line));
+            }
         }
     } catch (const runtime::InconsistentStart& e) {
         std::vector<int> named = e.unmet();

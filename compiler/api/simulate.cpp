@@ -429,7 +429,7 @@ auto run_into(SimulationStatistics& r, const CompiledModel& compiled, const runt
     } else if (output.dry) {
         throw Forecasted{};
     }
-    runtime::State state = initial_state(compiled, model, r.start);
+    runtime::State state = initial_state(compiled, model, r.start, &r.notes);
     runtime::OutputOptions output_options;
     output_options.every = every;
     runtime::OutputRows rows(model, output_options);

@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
+#include <functional>
 #include <optional>
 
 namespace mdl::codegen {
@@ -36,12 +36,17 @@ std::string target_description(const llvm::TargetMachine& target) {
            target.getTargetFeatureString().str();
 }
 
-// A cache that fails is not the user's problem but may be worth knowing about: one line per
-// process, not one per compilation (a sweep compiles many times).
+std::function<void(const std::string&)>& cache_warning_handler() {
+    static std::function<void(const std::string&)> handler;
+    return handler;
+}
+
+// A cache that fails is not the user's problem but may be worth knowing about: one warning per
+// process, not one per compilation (a sweep compiles many times), to the host's handler.
 void warn_once(const std::string& warning) {
     static std::atomic<bool> warned{false};
-    if (!warning.empty() && !warned.exchange(true)) {
-        std::fprintf(stderr, "mdl: warning: code cache: %s\n", warning.c_str());
+    if (!warning.empty() && !warned.exchange(true) && cache_warning_handler()) {
+        cache_warning_handler()(warning);
     }
 }
 
@@ -198,6 +203,10 @@ ObjectCache::Objects compile_objects(const symbolic::System& system, const Codeg
 }
 
 } // namespace
+
+void set_cache_warning_handler(std::function<void(const std::string&)> handler) {
+    cache_warning_handler() = std::move(handler);
+}
 
 const char* to_string(CacheUse use) {
     switch (use) {

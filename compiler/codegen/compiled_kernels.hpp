@@ -9,11 +9,12 @@
 // Parameters are read from args->p at every call, so changing one needs no recompilation.
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "codegen/options.hpp"
 #include "symbolic/system.hpp"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,10 @@ struct CompileTimings {
     std::size_t partitions = 0;     // threads that compiled the kernels (0 when from the cache)
 };
 
+// Where the first code-cache warning of the process goes ("removed the damaged entry ..."):
+// none installed, nowhere. Set it before compiling (not while another thread compiles).
+void set_cache_warning_handler(std::function<void(const std::string&)> handler);
+
 class CompiledKernels {
 public:
     // Validates the system (symbolic::InvalidSystem), then emits, optimizes and JIT-compiles
@@ -53,7 +58,7 @@ public:
     // of the first compilation (a bounded in-process cache, then the cache folder on disk
     // shared by processes), unless options.keep_ir. A cache that cannot be read or written
     // is never an error: the kernels are compiled, and the first such failure in a process
-    // is reported as one line on stderr ("mdl: warning: code cache: ...").
+    // goes to the handler of set_cache_warning_handler (the library prints nothing).
     static CompiledKernels compile(const symbolic::System& system,
                                    const CodegenOptions& options = {});
 

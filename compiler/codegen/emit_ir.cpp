@@ -1,6 +1,6 @@
 #include "codegen/emit_ir.hpp"
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "symbolic/numeric.hpp"
 
 #include <llvm/IR/Constants.h>

@@ -1,5 +1,5 @@
 // The symbolic system of a model: one expression pool and, per kernel of the calling
-// convention (codegen/kernel_abi.h), the list of expressions that kernel writes to out[].
+// convention (abi/kernel_abi.h), the list of expressions that kernel writes to out[].
 //
 //     M(q) q'' = f(t, q, v, x, theta, p) + G(q)^T lambda,   g(q) = 0,   x' = rates(...)
 //

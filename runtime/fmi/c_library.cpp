@@ -1,6 +1,6 @@
 #include "runtime/fmi/c_library.h"
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 #include "runtime/fmi/fmu_instance.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -19,10 +19,17 @@ namespace {
 using mdl::runtime::format_number;
 using mdl::runtime::fmi::FmuInstance;
 
-// The instance's logger: its messages (errors only: logging is off) collected for the caller.
-void collect(fmi2ComponentEnvironment environment, fmi2String, fmi2Status, fmi2String,
+// Where the instance's messages go: errors collected for the caller, information (logging is
+// on only with a note callback) handed to the callback.
+struct Messages {
+    std::string errors;
+    mdl_library_note note = nullptr;
+    void* user = nullptr;
+};
+
+void collect(fmi2ComponentEnvironment environment, fmi2String, fmi2Status status, fmi2String,
              fmi2String format, ...) {
-    auto& messages = *static_cast<std::string*>(environment);
+    auto& out = *static_cast<Messages*>(environment);
     va_list arguments;
     va_start(arguments, format);
     va_list again;
@@ -33,7 +40,13 @@ void collect(fmi2ComponentEnvironment environment, fmi2String, fmi2Status, fmi2S
         std::string text(static_cast<std::size_t>(size) + 1, '\0');
         std::vsnprintf(text.data(), text.size(), format, again);
         text.pop_back();
-        messages += (messages.empty() ? "" : "\n") + text;
+        if (status == fmi2OK) {
+            if (out.note != nullptr) {
+                out.note(out.user, text.c_str());
+            }
+        } else {
+            out.errors += (out.errors.empty() ? "" : "\n") + text;
+        }
     }
     va_end(again);
 }
@@ -48,10 +61,8 @@ void copy_message(const std::string& text, char* message, std::size_t size) {
 }
 
 // One run: the FMU instance's calls in the standard's order, rows at the output times.
-int simulate(const mdl_fmu_model& model, double default_interval, const mdl_library_settings& s,
-             mdl_library_row row, void* user, std::string& messages) {
-    const fmi2CallbackFunctions callbacks{collect, nullptr, nullptr, nullptr, &messages};
-    FmuInstance fmu(model, model.model_name, callbacks, false, false);
+int run(FmuInstance& fmu, const mdl_fmu_model& model, double default_interval,
+        const mdl_library_settings& s, mdl_library_row row, void* user, std::string& messages) {
     double start = s.start_time, stop = s.stop_time;
     if (!(stop > start)) {
         start = model.start_time;
@@ -125,6 +136,17 @@ int simulate(const mdl_fmu_model& model, double default_interval, const mdl_libr
         status = emit(t);
     }
     return status < 0 ? 1 : 0;
+}
+
+// One run with its messages: errors into `messages`, notes to the callback.
+int simulate(const mdl_fmu_model& model, double default_interval, const mdl_library_settings& s,
+             mdl_library_row row, void* user, std::string& messages) {
+    Messages collected{{}, s.note, user};
+    const fmi2CallbackFunctions callbacks{collect, nullptr, nullptr, nullptr, &collected};
+    FmuInstance fmu(model, model.model_name, callbacks, s.note != nullptr, false);
+    const int status = run(fmu, model, default_interval, s, row, user, messages);
+    messages += (messages.empty() || collected.errors.empty() ? "" : "\n") + collected.errors;
+    return status;
 }
 
 } // namespace

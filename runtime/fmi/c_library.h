@@ -19,6 +19,11 @@ extern "C" {
  * in that order; `count` of them). A nonzero return ends the run there (not an error). */
 typedef int (*mdl_library_row)(void* user, double t, const double* values, size_t count);
 
+/* Called with each note of the run (may be null): the consistent start's changes of start
+ * values ("consistent start: changed 'rod.x' from 0.4 to 0.395 (by -0.005)"), as `mdl run`
+ * prints them on stderr, then the initialization and the events. */
+typedef void (*mdl_library_note)(void* user, const char* text);
+
 typedef struct mdl_library_settings {
     double start_time;      /* the start time */
     double stop_time;       /* stop <= start: the exported default experiment's interval */
@@ -26,6 +31,7 @@ typedef struct mdl_library_settings {
     size_t n_parameters;    /* parameters set before the run, by name */
     const char* const* parameter_names;
     const double* parameter_values;
+    mdl_library_note note; /* null: no notes */
 } mdl_library_settings;
 
 /* Returns 0 after the last row; else nonzero with a message (the time, variable and method of a

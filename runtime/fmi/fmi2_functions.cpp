@@ -9,7 +9,7 @@
 #include "runtime/fmi/fmu_instance.hpp"
 #include "runtime/fmi/fmu_model.h"
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 
 #include <cstring>
 #include <exception>

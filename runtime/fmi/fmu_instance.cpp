@@ -1,6 +1,7 @@
 #include "runtime/fmi/fmu_instance.hpp"
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
+#include "runtime/consistent_start.hpp"
 #include "runtime/numerical_failure.hpp"
 
 #include <algorithm>
@@ -222,8 +223,31 @@ fmi2Status FmuInstance::enter_initialization() {
     return fmi2OK;
 }
 
+bool FmuInstance::make_start_consistent(std::string_view function) {
+    const mdl_kernels& k = *description_.kernels;
+    std::vector<bool> fixed;
+    for (unsigned i = 0; description_.start_fixed != nullptr && i < k.n_positions; ++i) {
+        fixed.push_back(description_.start_fixed[i] != 0);
+    }
+    try {
+        // as `mdl run` starts (compiler/api/runtime_view.cpp): with the parameters set now
+        const ConsistentStart start = runtime::make_start_consistent(*model_, state_, fixed);
+        for (const std::string& line : start.lines()) {
+            log_info(line);
+        }
+    } catch (const std::exception& e) { // InconsistentStart names the constraints
+        log_error(function, e.what());
+        phase_ = Phase::error;
+        return false;
+    }
+    return true;
+}
+
 fmi2Status FmuInstance::exit_initialization() {
     if (!allowed("fmi2ExitInitializationMode", {Phase::initialization})) {
+        return fmi2Error;
+    }
+    if (!make_start_consistent("fmi2ExitInitializationMode")) {
         return fmi2Error;
     }
     if (model_exchange_) { // the importer integrates: no method of ours

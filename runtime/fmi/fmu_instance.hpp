@@ -92,6 +92,9 @@ public:
 
 private:
     void restore_exported(); // the model, state and settings as exported
+    // The start state onto the constraints (g(q) = 0, G v = 0), the positions marked fixed kept,
+    // each change logged (logInfo); false with the error logged when it cannot be done.
+    bool make_start_consistent(std::string_view function);
     std::size_t real_count() const;
     std::size_t continuous_states() const; // 2n + k
     bool state_count(std::string_view function, std::size_t n, const void* array);

@@ -95,6 +95,10 @@ typedef struct mdl_fmu_model {
     const mdl_fmu_multiscale* multiscale;
     /* The events, kernels->n_events of them (null when there are none). */
     const mdl_fmu_event* events;
+    /* Per position, 1 where its start value is `fixed = true` (null when none is): the
+     * consistent start of fmi2ExitInitializationMode keeps those and moves the others onto the
+     * constraints, as `mdl run` does (runtime/consistent_start.hpp). */
+    const unsigned char* start_fixed;
 } mdl_fmu_model;
 
 /* Defined by the C source `mdl export` generates for the model. */

@@ -4,7 +4,8 @@
  *
  *   c_library_main STOP INTERVAL [NAME=VALUE]...
  *       runs MODEL_simulate from 0 to STOP with the output interval INTERVAL and the parameters
- *       given, printing "log: columns t,<outputs>" and then each row "t,outputs..." (%.17g);
+ *       given, printing "log: columns t,<outputs>", the run's notes as "log: note TEXT" and
+ *       each row "t,outputs..." (%.17g);
  *       on failure "error: <message>" and exit status 1. */
 #include MODEL_HEADER
 
@@ -24,6 +25,11 @@ static int print_row(void* user, double t, const double* values, size_t count) {
     }
     printf("\n");
     return 0;
+}
+
+static void print_note(void* user, const char* text) {
+    (void)user;
+    printf("log: note %s\n", text);
 }
 
 int main(int argc, char** argv) {
@@ -54,6 +60,7 @@ int main(int argc, char** argv) {
     settings.n_parameters = n;
     settings.parameter_names = names;
     settings.parameter_values = values;
+    settings.note = print_note;
     printf("log: columns t");
     for (size_t i = 0; M(_output_name)(i) != NULL; ++i) {
         printf(",%s", M(_output_name)(i));

@@ -5,7 +5,7 @@
 // are independent; a tunable parameter set between steps acts from the next step; calls in the
 // wrong state and a numerical failure return fmi2Error with a logged message. The model
 // description is checked by check_model_description.py (python3's xml.etree).
-#include "cli_test_support.hpp"
+#include "fmu_test_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -17,92 +17,11 @@
 #include <vector>
 
 using namespace cli_test;
+using namespace fmu_test;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path work_dir() {
-    const fs::path dir = fs::path(MDL_BINARY_DIR) / "tests" / "fmi" / "work";
-    fs::create_directories(dir);
-    return dir;
-}
-
-struct Fmu {
-    std::string path, identifier, guid;
-};
-
-// mdl export MODEL --fmu NAME.fmu ARGUMENTS; the identifier and GUID from its description.
-Fmu export_fmu(const std::string& model, const std::string& name, const std::string& arguments) {
-    Fmu fmu;
-    fmu.path = (work_dir() / (name + ".fmu")).string();
-    const Result r = mdl("export " + model + " --fmu " + fmu.path + " " + arguments);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    const Result xml = run_command("unzip -p " + fmu.path + " modelDescription.xml");
-    REQUIRE(xml.status == 0);
-    std::smatch m;
-    REQUIRE(std::regex_search(xml.output, m, std::regex("guid=\"([^\"]+)\"")));
-    fmu.guid = m[1];
-    REQUIRE(std::regex_search(xml.output, m, std::regex("modelIdentifier=\"([^\"]+)\"")));
-    fmu.identifier = m[1];
-    return fmu;
-}
-
-Result host(const Fmu& fmu, const std::string& arguments) {
-    return run_command(std::string(FMU_HOST) + " " + fmu.path + " " + fmu.identifier + " '" +
-                       fmu.guid + "' " + arguments);
-}
-
-// The host's output rows: numbers separated by commas (its stderr lines "log: ..." skipped).
-std::vector<std::vector<double>> rows(const std::string& output) {
-    std::vector<std::vector<double>> out;
-    std::stringstream in(output);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.empty() || line.starts_with("log:")) {
-            continue;
-        }
-        std::vector<double>& row = out.emplace_back();
-        for (const std::string& cell : fields(line)) {
-            row.push_back(std::stod(cell));
-        }
-    }
-    return out;
-}
-
-// mdl run with the same method and step, every `every`-th step: the reference trajectory.
-CsvNumbers reference(const std::string& model, const std::string& name,
-                     const std::string& arguments) {
-    const fs::path csv = work_dir() / (name + ".csv");
-    const Result r = mdl("run " + model + " -q -o " + csv.string() + " " + arguments);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    return CsvNumbers(csv);
-}
-
-// Columns `names` of the reference, row by row, equal to the host's columns from `first` on.
-void require_same_bits(const std::vector<std::vector<double>>& fmu, const CsvNumbers& run,
-                       const std::vector<std::string>& names, std::size_t first = 1) {
-    REQUIRE(fmu.size() == run.rows.size());
-    for (std::size_t i = 0; i < fmu.size(); ++i) {
-        INFO("row " << i << " t = " << fmu[i][0]);
-        REQUIRE(fmu[i][0] == Approx(run.rows[i][run.column("time")]).margin(1e-12));
-        for (std::size_t j = 0; j < names.size(); ++j) {
-            REQUIRE(fmu[i].at(first + j) == run.rows[i][run.column(names[j])]);
-        }
-    }
-}
-
 const std::string oscillator = model("harmonic_oscillator.mdl");
-
-// The test importer's rows from running the FMU, the run required to succeed.
-std::vector<std::vector<double>> stepped(const Fmu& fmu, const std::string& commands) {
-    const Result r = host(fmu, commands);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    return rows(r.output);
-}
-
 } // namespace
 
 TEST_CASE("the harmonic oscillator's FMU steps to mdl run's numbers bit for bit (verlet, "
@@ -432,35 +351,6 @@ TEST_CASE("a stiff-HMM FMU steps to mdl run's numbers (hmm-stiff, rk4 and dopri5
 
 // mdl export --c-library DIR: a C program linked against libNAME.a (with -lstdc++ -lm) or
 // libNAME.so, with no LLVM and no libmdl on its link line, runs the model to mdl run's numbers.
-
-namespace {
-
-// Builds tests/fmi/c_library_main.c against the library in `dir` with `link` (the library and
-// what it needs); returns the program's path. The link command is checked: no LLVM, no libmdl.
-std::string c_program(const fs::path& dir, const std::string& model_name, const std::string& name,
-                      const std::string& link) {
-    const std::string program = (dir / name).string();
-    const std::string command = "cc -std=c99 -Wall -Wextra -Werror -o " + program + " " +
-                                std::string(MDL_SOURCE_DIR) + "/tests/fmi/c_library_main.c -I " +
-                                dir.string() + " -DMODEL=" + model_name + " '-DMODEL_HEADER=\"" +
-                                model_name + ".h\"' " + link;
-    INFO(command);
-    REQUIRE(command.find("LLVM") == std::string::npos);
-    REQUIRE(command.find("libmdl") == std::string::npos);
-    REQUIRE(command.find("-lmdl") == std::string::npos);
-    const Result r = run_command(command);
-    INFO(r.output);
-    REQUIRE(r.status == 0);
-    return program;
-}
-
-// The NEEDED entries of an ELF file (readelf -d).
-std::string needed(const std::string& file) {
-    const Result r = run_command("readelf -d " + file + " | grep NEEDED");
-    return r.output;
-}
-
-} // namespace
 
 // [no-sanitizer]: the library's objects carry the sanitizers' instrumentation, which a plain
 // `cc` link without their runtimes cannot resolve

@@ -32,7 +32,8 @@
  *       KNOWN at the start, printed "d1,d2,..."
  *   fmu_host FMU IDENTIFIER GUID fail H STOP
  *       steps until a doStep fails: it must return fmi2Error with a logged message
- * Prints the logger's messages to stderr as "log: STATUS CATEGORY MESSAGE". Exit status 0 when
+ * Prints the logger's messages to stderr as "log: INSTANCE STATUS CATEGORY MESSAGE" (the FMU's
+ * information too, fmi2Instantiate's loggingOn, when FMU_HOST_LOGGING is set). Exit status 0 when
  * every call went as the mode expects, 1 otherwise (the line "FAILED: ..." says which). */
 #include "runtime/fmi/fmi2_abi.h"
 
@@ -176,8 +177,10 @@ static fmi2Component start(const char* guid, const char* name, double stop, size
         strcmp(p_fmi2GetTypesPlatform(), "default") != 0) {
         fail("fmi2GetVersion / fmi2GetTypesPlatform");
     }
+    /* FMU_HOST_LOGGING set: the FMU's information (logInfo) too */
+    const fmi2Boolean logging = getenv("FMU_HOST_LOGGING") != NULL ? fmi2True : fmi2False;
     fmi2Component c = p_fmi2Instantiate(name, fmi2CoSimulation, guid, "file:///tmp", &callbacks,
-                                        fmi2False, fmi2False);
+                                        fmi2False, logging);
     if (c == NULL) {
         fail("fmi2Instantiate");
     }

@@ -18,7 +18,7 @@ step "cmake --install $MDL_BINARY_DIR --prefix $prefix"
 "$CMAKE" --install "$MDL_BINARY_DIR" --prefix "$prefix" >"$WORK/install.log" ||
   { cat "$WORK/install.log"; fail "cmake --install failed"; }
 for f in bin/mdl "$LIBDIR/libmdl.so" include/mdl/mdl.h include/mdl/mdl/compiled_model.hpp \
-  include/mdl/codegen/kernel_abi.h "$LIBDIR/cmake/mdl/mdlConfig.cmake" \
+  include/mdl/abi/kernel_abi.h "$LIBDIR/cmake/mdl/mdlConfig.cmake" \
   "$LIBDIR/cmake/mdl/mdlConfigVersion.cmake" "$LIBDIR/cmake/mdl/mdlTargets.cmake" \
   "$LIBDIR/pkgconfig/mdl.pc"; do
   test -e "$prefix/$f" || fail "not installed: $f"

@@ -16,7 +16,7 @@
 #ifndef MDL_H
 #define MDL_H
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 
 #include <stddef.h>
 

@@ -12,9 +12,10 @@
 // calls exit().
 #pragma once
 
-#include "codegen/kernel_abi.h"
+#include "abi/kernel_abi.h"
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -240,6 +241,12 @@ private:
     explicit CompiledModel(std::unique_ptr<State> state);
     std::unique_ptr<State> state_;
 };
+
+// Where the library's warnings go: the first code-cache failure of the process ("code cache:
+// removed the damaged entry ..."), never an error (the kernels are compiled anyway). The
+// library prints nothing itself; without a handler the warning is dropped. `mdl` prints it
+// on stderr as "mdl: warning: code cache: ...". Set it before compiling.
+void set_warning_handler(std::function<void(const std::string& warning)> handler);
 
 // Compiles model source text; `name` is the file name used in diagnostics.
 CompiledModel compile(std::string_view source, std::string_view name = "<model>",

@@ -87,6 +87,10 @@ struct SimulationStatistics {
     // Multiscale methods (hmm, hmm-shake, hmm-rattle, hmm-stiff, strobo): the run's own
     // estimate of its error; empty for the classical methods.
     std::optional<ErrorEstimate> error_estimate;
+    // What the run wants its caller to know, one line each, which the library does not print
+    // (`mdl run` writes them on stderr): each start value the consistent start changed
+    // ("consistent start: changed 'rod.x' from 0.4 to 0.3951 (by -0.0049)").
+    std::vector<std::string> notes;
 };
 
 // The layout of an output row: the columns of `mdl run`'s CSV, in its order:
