@@ -165,7 +165,7 @@ public:
             const char* errors[] = {
                 "  potential Ubad = der(q[1])^2;\n", "  force fbad(q[1]) = q[2] + undeclared;\n",
                 "  potential Ubad = atan2(q[1]);\n", "  potential Ubad = q[n + 1]^2;\n",
-                "  constraint gbad: q[1]^2 + time = 1;\n"};
+                "  constraint gbad: q[1]^2 + der(q[1]) = 1;\n"}; // velocity-dependent
             t += errors[r_.pick(5)];
         }
 
