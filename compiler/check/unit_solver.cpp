@@ -13,7 +13,9 @@ UnitForm product(const UnitForm& a, const UnitForm& b, Rational power_of_b) {
     out.literal = a.literal && b.literal;
     out.known = a.known * b.known.power(power_of_b);
     out.terms = a.terms;
-    for (const auto& [v, p] : b.terms) {
+    for (const auto& term : b.terms) {
+        const auto& v = term.first;  // not a structured binding: clang 14 (the fuzz preset)
+        const auto& p = term.second; // cannot capture those in the lambda below
         auto it = std::find_if(out.terms.begin(), out.terms.end(),
                                [&](const auto& t) { return t.first == v; });
         if (it == out.terms.end()) {
