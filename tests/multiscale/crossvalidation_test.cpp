@@ -298,7 +298,11 @@ TEST_CASE("multiscale methods agree with direct integration on random vibrated m
         INFO(name << ": " << accepted_in_class[name] << " of " << n << " models of its class");
         CHECK(static_cast<double>(accepted_in_class[name]) >= 0.8 * static_cast<double>(n));
     }
-    CHECK(in_class.size() >= 5);
+    // every documented class is drawn from a few dozen models on (the sanitizer build runs 8,
+    // where some classes may not come up)
+    if (count >= 40) {
+        CHECK(in_class.size() >= 5);
+    }
 }
 
 namespace {
