@@ -293,11 +293,13 @@ std::string format(const char* derived, const Dimension& rest) {
     return up + "/" + (down_count > 1 ? "(" + down + ")" : down);
 }
 
-int complexity(const Dimension& d) {
-    int c = 0;
+// How long a unit's plain form is; in double, since an exponent may be any 64-bit integer
+// (x^1e12 of a length): an int would overflow.
+double complexity(const Dimension& d) {
+    double c = 0.0;
     for (std::size_t i = 0; i < Dimension::rad; ++i) {
-        Rational e = d.exponent[i];
-        c += static_cast<int>(std::llabs(e.num)) * (e.den == 1 ? 1 : 2);
+        const Rational e = d.exponent[i];
+        c += std::fabs(static_cast<double>(e.num)) * (e.den == 1 ? 1.0 : 2.0);
     }
     return c;
 }
@@ -318,10 +320,10 @@ std::string to_string(const Dimension& in) {
         }
     }
     // A named unit times a rest without kg, when that is shorter: "N/m", "J", "N.s", "W".
-    const int plain = complexity(d);
+    const double plain = complexity(d);
     const char* best = nullptr;
     Dimension best_rest = d;
-    int best_cost = plain;
+    double best_cost = plain;
     const std::pair<const char*, Dimension> derived[] = {
         {"N", newton()},
         {"J", joule()},
@@ -333,7 +335,7 @@ std::string to_string(const Dimension& in) {
         if (!rest.exponent[Dimension::kg].zero()) {
             continue;
         }
-        int cost = 1 + complexity(rest);
+        const double cost = 1.0 + complexity(rest);
         if (cost < best_cost) {
             best = symbol;
             best_rest = rest;
