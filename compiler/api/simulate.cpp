@@ -636,6 +636,20 @@ void add_note(std::string& notes, const std::string& note) {
     notes += (notes.empty() ? "" : "; ") + note;
 }
 
+// The micro part's refinement, shared by hmm, strobo and hmm-stiff: `current` micro steps per
+// period raised, for a micro method of `order`, until the micro error meets a quarter of the
+// tolerance, into `steps`; false when more than 10^5 would be needed.
+bool refine_micro_steps(std::size_t current, std::size_t& steps, const ErrorEstimate& e, int order,
+                        std::string& notes) {
+    const std::size_t n = refined_count(current, e.micro, e.tolerance / 4.0, order, 1e5);
+    if (n == 0) {
+        return false;
+    }
+    add_note(notes, fmt::format("micro steps per period {} -> {}", current, n));
+    steps = n;
+    return true;
+}
+
 SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
                              const runtime::Model& model, const std::string& method,
                              const Output& output) {
@@ -662,15 +676,8 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
     const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::HmmStats& st,
                             std::string& notes) {
         if (part == ErrorPart::micro && accuracy.micro_free) {
-            const std::size_t n =
-                refined_count(st.micro_steps_per_period, e.micro, e.tolerance / 4.0, 2, 1e5);
-            if (n == 0) {
-                return false;
-            }
-            add_note(notes,
-                     fmt::format("micro steps per period {} -> {}", st.micro_steps_per_period, n));
-            options.micro_steps_per_period = n;
-            return true;
+            return refine_micro_steps(st.micro_steps_per_period, options.micro_steps_per_period, e,
+                                      2, notes);
         }
         if (part == ErrorPart::macro && accuracy.macro_free) {
             const double steps = std::ceil(
@@ -796,15 +803,9 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
     const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::StroboscopicStats& st,
                             std::string& notes) {
         if (part == ErrorPart::micro && accuracy.micro_free) {
-            const std::size_t n = refined_count(options.micro_steps_per_period, e.micro,
-                                                e.tolerance / 4.0, micro_order(st.micro), 1e5);
-            if (n == 0) {
-                return false;
-            }
-            add_note(notes, fmt::format("micro steps per period {} -> {}",
-                                        options.micro_steps_per_period, n));
-            options.micro_steps_per_period = n;
-            return true;
+            return refine_micro_steps(options.micro_steps_per_period,
+                                      options.micro_steps_per_period, e, micro_order(st.micro),
+                                      notes);
         }
         if (part == ErrorPart::macro && accuracy.macro_free) {
             if (adaptive) {
@@ -955,15 +956,8 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::StiffHmmStats&,
                             std::string& notes) {
         if (part == ErrorPart::micro && accuracy.micro_free) {
-            const std::size_t n =
-                refined_count(options.micro_steps_per_period, e.micro, e.tolerance / 4.0, 2, 1e5);
-            if (n == 0) {
-                return false;
-            }
-            add_note(notes, fmt::format("micro steps per period {} -> {}",
-                                        options.micro_steps_per_period, n));
-            options.micro_steps_per_period = n;
-            return true;
+            return refine_micro_steps(options.micro_steps_per_period,
+                                      options.micro_steps_per_period, e, 2, notes);
         }
         if (part == ErrorPart::macro && accuracy.macro_free) {
             if (adaptive) {
