@@ -1,0 +1,231 @@
+// mdl modes FILE.mdl [-p name=value]... [--at name=value]... [--csv FILE] [--plot FILE.svg]
+// The equilibrium of a model, its linearization and natural modes (mdl/modes.hpp does the
+// work): a table of frequencies, damping ratios and mode shapes on standard output, one CSV
+// row per mode, an SVG of the shapes (runtime/analysis/mode_shape_plot.hpp).
+#include "commands.hpp"
+#include "exit_status.hpp"
+#include "mdl/compiled_model.hpp"
+#include "mdl/modes.hpp"
+#include "model_options.hpp"
+#include "runtime/analysis/mode_shape_plot.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+namespace mdl::cli {
+
+namespace {
+
+struct ModesCommandOptions {
+    std::string file;
+    std::vector<std::string> parameters; // name=value
+    std::vector<std::string> at;         // name=value
+    std::vector<std::string> library_paths;
+    bool no_cache = false;
+    std::string csv, plot;
+    double tolerance = 1e-10;
+};
+
+// "-p k=2" errors say which flag; --at reuses the parser and renames the flag.
+std::pair<std::string, double> parse_at(const std::string& text) {
+    try {
+        return parse_assignment(text);
+    } catch (const std::invalid_argument& e) {
+        std::string message = e.what();
+        if (message.rfind("-p ", 0) == 0) {
+            message = "--at " + message.substr(3);
+        }
+        throw std::invalid_argument(message);
+    }
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) {
+        return s;
+    }
+    std::string quoted = "\"";
+    for (const char c : s) {
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return quoted + "\"";
+}
+
+void write_csv(const std::string& path, const ModesResult& r) {
+    std::ofstream out(path);
+    if (!out) {
+        throw std::invalid_argument(fmt::format("--csv: cannot write '{}'", path));
+    }
+    out << "mode,omega,frequency_hz,damping_ratio";
+    for (const std::string& c : r.coordinates) {
+        out << "," << csv_field(c);
+    }
+    out << "\n";
+    for (std::size_t k = 0; k < r.modes(); ++k) {
+        out << fmt::format("{},{:.17g},{:.17g},{:.17g}", k + 1, r.omega[k], r.frequency_hz[k],
+                           r.damping_ratio[k]);
+        for (const double x : r.shape(k)) {
+            out << fmt::format(",{:.17g}", x);
+        }
+        out << "\n";
+    }
+    errno = 0;
+    out.close();
+    if (!out) {
+        throw WriteFailure(path, errno != 0 ? std::strerror(errno) : "write error");
+    }
+}
+
+void write_plot(const std::string& path, const CompiledModel& model, const ModesResult& r) {
+    runtime::ModeShapePlot plot;
+    plot.title = model.name();
+    plot.coordinates = r.coordinates;
+    plot.equilibrium = r.equilibrium;
+    for (std::size_t k = 0; k < r.modes(); ++k) {
+        plot.modes.push_back({r.omega[k], r.frequency_hz[k], r.damping_ratio[k], r.kind[k],
+                              std::vector<double>(r.shape(k).begin(), r.shape(k).end())});
+    }
+    std::ofstream out(path);
+    if (!out) {
+        throw std::invalid_argument(fmt::format("--plot: cannot write '{}'", path));
+    }
+    out << runtime::mode_shape_svg(plot);
+    errno = 0;
+    out.close();
+    if (!out) {
+        throw WriteFailure(path, errno != 0 ? std::strerror(errno) : "write error");
+    }
+}
+
+// The report on standard output: the equilibrium, the table of modes, the shapes.
+void print_report(const CompiledModel& model, const ModesResult& r) {
+    const std::size_t n = r.coordinates.size(), m = r.constraints.size();
+    std::cout << fmt::format(
+        "{}: equilibrium after {} Newton iteration{} (force residual {:.3g}{}); {} degree{} of "
+        "freedom ({} coordinate{}, {} constraint{})\n\n",
+        model.name(), r.newton_iterations, r.newton_iterations == 1 ? "" : "s", r.force_residual,
+        m > 0 ? fmt::format(", constraint residual {:.3g}", r.constraint_residual) : "",
+        r.degrees_of_freedom, r.degrees_of_freedom == 1 ? "" : "s", n, n == 1 ? "" : "s", m,
+        m == 1 ? "" : "s");
+    std::cout << fmt::format("{:>5}  {:>16}  {:>14}  {:>13}  {}\n", "mode", "omega [rad/s]",
+                             "f [Hz]", "damping ratio", "kind");
+    for (std::size_t k = 0; k < r.modes(); ++k) {
+        std::cout << fmt::format("{:>5}  {:>16.10g}  {:>14.8g}  {:>13.6g}  {}\n", k + 1, r.omega[k],
+                                 r.frequency_hz[k], r.damping_ratio[k], r.kind[k]);
+    }
+    const std::size_t shown = std::min<std::size_t>(r.modes(), 8);
+    std::size_t width = 10;
+    for (const std::string& c : r.coordinates) {
+        width = std::max(width, c.size());
+    }
+    std::cout << "\nmode shapes (phi^T M phi = 1)" << (shown < r.modes() ? ", the first 8" : "")
+              << ":\n"
+              << fmt::format("{:<{}}  {:>13}", "coordinate", width, "equilibrium");
+    for (std::size_t k = 0; k < shown; ++k) {
+        std::cout << fmt::format("  {:>11}", fmt::format("mode {}", k + 1));
+    }
+    std::cout << "\n";
+    // round-off (below 1e-14 of the largest value, or of 1) printed as 0
+    double largest = 0;
+    for (const double q : r.equilibrium) {
+        largest = std::max(largest, std::abs(q));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        const double q =
+            std::abs(r.equilibrium[j]) <= 1e-14 * std::max(largest, 1.0) ? 0.0 : r.equilibrium[j];
+        std::cout << fmt::format("{:<{}}  {:>13.7g}", r.coordinates[j], width, q);
+        for (std::size_t k = 0; k < shown; ++k) {
+            const double x = r.shape(k)[j];
+            std::cout << fmt::format("  {:>11.5g}", std::abs(x) < 1e-13 ? 0.0 : x);
+        }
+        std::cout << "\n";
+    }
+}
+
+int run_modes(const ModesCommandOptions& o) {
+    const auto assignments = parse_assignments(o.parameters);
+    CompileOptions compile;
+    compile.structural_parameters = assignments;
+    compile.library_paths = o.library_paths;
+    compile.disk_cache = !o.no_cache;
+    CompiledModel model = compile_file(o.file, compile);
+    for (std::size_t i = 0; i < assignments.size(); ++i) {
+        try {
+            model.set_parameter(assignments[i].first, assignments[i].second);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("-p {}: {}", o.parameters[i], e.what()));
+        }
+    }
+    ModesOptions options;
+    for (const std::string& text : o.at) {
+        options.at.push_back(parse_at(text));
+    }
+    options.tolerance = o.tolerance;
+    const ModesResult r = modes(model, options);
+    for (const std::string& note : r.notes) {
+        std::cerr << "mdl modes: note: " << note << "\n";
+    }
+    print_report(model, r);
+    if (!o.csv.empty()) {
+        write_csv(o.csv, r);
+    }
+    if (!o.plot.empty()) {
+        write_plot(o.plot, model, r);
+    }
+    return exit_status::success;
+}
+
+} // namespace
+
+std::function<int()> add_modes_command(CLI::App& app) {
+    auto o = std::make_shared<ModesCommandOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "modes", "Find an equilibrium, linearize about it and print the natural frequencies, "
+                 "damping ratios and mode shapes");
+    cmd->add_option("file", o->file, "Model file (.mdl)")->required();
+    cmd->add_option("-p,--parameter", o->parameters, "Override a parameter: -p k=200")
+        ->allow_extra_args(false);
+    cmd->add_option("--at", o->at,
+                    "Start Newton's method for the equilibrium here: --at crank.phi=-1.2 "
+                    "(repeatable; other positions keep their start values)")
+        ->allow_extra_args(false);
+    cmd->add_option("--csv", o->csv,
+                    "Write one row per mode: mode, omega, frequency_hz, damping_ratio and the "
+                    "shape in every coordinate");
+    cmd->add_option("--plot", o->plot,
+                    "Draw the mode shapes as SVG (planar bodies as points and bars, otherwise "
+                    "one bar per coordinate)");
+    cmd->add_option("--tolerance", o->tolerance,
+                    "Relative residual of the static equations at the equilibrium")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--library", o->library_paths,
+                    "A folder of component models, searched after the model's own folder")
+        ->allow_extra_args(false);
+    cmd->add_flag("--no-cache", o->no_cache,
+                  "Neither read nor write the code cache on disk (see mdl cache)");
+    return [o]() {
+        try {
+            return run_modes(*o);
+        } catch (const CompileError& e) {
+            std::cerr << e.what();
+            return exit_status::model_error;
+        } catch (const NumericalFailure& e) {
+            std::cerr << fmt::format("mdl: error: {}\n", e.what());
+            return exit_status::numerical_failure;
+        } catch (const WriteFailure& e) {
+            std::cerr << fmt::format("mdl modes: error: {}\n", e.what());
+            return exit_status::output_failed;
+        } catch (const std::invalid_argument& e) {
+            std::cerr << fmt::format("mdl modes: error: {}\n", e.what());
+            return exit_status::bad_input;
+        }
+    };
+}
+
+} // namespace mdl::cli
