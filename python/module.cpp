@@ -5,6 +5,7 @@
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
 #include "mdl/simulation_settings.hpp"
+#include "modes_bindings.hpp"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -336,4 +337,5 @@ PYBIND11_MODULE(_mdl, m) {
               return model;
           });
     m.def("_setting_names", &mdl::setting_names);
+    register_modes(m); // mdl.Model.modes()
 }

@@ -219,8 +219,37 @@ class Model:
         integration fails. The GIL is released while it runs."""
         return Result(self._native.simulate(method=method, **options), self._native.unit)
 
+    def modes(self, at=None, tolerance=1e-10, max_iterations=50):
+        """The equilibrium, linearization and natural modes, as ``mdl modes`` computes them
+        (docs/analysis.md), returned as a ``Modes``: ``omega`` [rad/s], ``frequency_hz`` and
+        ``damping_ratio`` (NumPy vectors, one entry per mode, sorted by omega), ``kind``
+        ("rigid body", "oscillatory", "overdamped", "unstable"), ``shapes`` (modes x positions,
+        mass-normalized), ``equilibrium``, ``multipliers`` and the matrices ``mass``,
+        ``damping``, ``stiffness`` (n x n). ``at``: start values for Newton's method by
+        position name. Raises ``NumericalFailure`` when no equilibrium is found and
+        ``ValueError`` for a model outside the analysis (first-order states, forcing that
+        depends on time, moving constraints)."""
+        return Modes(_mdl._modes(self._native, dict(at or {}), float(tolerance),
+                                 int(max_iterations)))
+
     def __repr__(self):
         return f"<mdl.Model {self.name!r}: positions {self.position_names}>"
+
+
+class Modes:
+    """The result of ``Model.modes()``: arrays by attribute (see its help)."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+    def __len__(self):
+        return len(self.omega)
+
+    def __repr__(self):
+        listed = ", ".join(f"{w:.6g}" for w in self.omega[:6])
+        more = ", ..." if len(self) > 6 else ""
+        return (f"<mdl.Modes: {len(self)} modes, {self.degrees_of_freedom} degrees of freedom; "
+                f"omega [rad/s] {listed}{more}>")
 
 
 def compile_file(path, parameters=None, library=(), no_cache=False):
