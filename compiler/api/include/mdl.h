@@ -166,6 +166,34 @@ typedef struct mdl_failure {
 /* 1 and *failure filled (strings valid while the result lives) when the run failed; else 0. */
 int mdl_result_failure(const mdl_result* result, mdl_failure* failure);
 
+/* The equilibrium and natural modes of a model (mdl/modes.hpp; `mdl modes`; docs/analysis.md):
+ *
+ *     mdl_modes_result* r = NULL;
+ *     if (mdl_modes(m, NULL, NULL, 0, &r, &error) != MDL_OK) { ... }
+ *     mdl_modes_omega(r)[k], mdl_modes_damping_ratio(r)[k], mdl_modes_kind(r, k),
+ *     mdl_modes_shapes(r)[k * n + j]          mode k in position j (n = mdl_sizes' positions)
+ *     mdl_modes_free(r);
+ *
+ * at_names/at_values (n_at of them, may be NULL when n_at == 0): start values for Newton's
+ * method by position name. The status is MDL_OK, MDL_BAD_SETTINGS (an unknown name, a model
+ * outside the analysis: first-order states, forcing that depends on time, moving constraints)
+ * or MDL_NUMERICAL_FAILURE (no equilibrium found: the message names the residual), with the
+ * message in *error. *result is set only on success. */
+typedef struct mdl_modes_result mdl_modes_result;
+int mdl_modes(const mdl_model* model, const char* const* at_names, const double* at_values,
+              size_t n_at, mdl_modes_result** result, char** error);
+void mdl_modes_free(mdl_modes_result* result);
+size_t mdl_modes_count(const mdl_modes_result* result); /* modes, sorted by omega */
+/* omega [rad/s], damping ratio -Re(s)/|s|: count doubles each, owned by the result. */
+const double* mdl_modes_omega(const mdl_modes_result* result);
+const double* mdl_modes_damping_ratio(const mdl_modes_result* result);
+/* "rigid body", "oscillatory", "overdamped" or "unstable"; NULL out of range. */
+const char* mdl_modes_kind(const mdl_modes_result* result, size_t mode);
+/* count x n doubles, row-major: the shapes in all positions, mass-normalized. */
+const double* mdl_modes_shapes(const mdl_modes_result* result);
+/* The equilibrium q*, n doubles. */
+const double* mdl_modes_equilibrium(const mdl_modes_result* result);
+
 #ifdef __cplusplus
 }
 #endif
