@@ -30,6 +30,7 @@ struct ModesCommandOptions {
     bool no_cache = false;
     std::string csv, plot;
     double tolerance = 1e-10;
+    std::string search = "auto";
 };
 
 // "-p k=2" errors say which flag; --at reuses the parser and renames the flag.
@@ -106,9 +107,10 @@ void write_plot(const std::string& path, const CompiledModel& model, const Modes
 void print_report(const CompiledModel& model, const ModesResult& r) {
     const std::size_t n = r.coordinates.size(), m = r.constraints.size();
     std::cout << fmt::format(
-        "{}: equilibrium after {} Newton iteration{} (force residual {:.3g}{}); {} degree{} of "
+        "{}: equilibrium by {} ({} step{}; force residual {:.3g}{}); {} degree{} of "
         "freedom ({} coordinate{}, {} constraint{})\n\n",
-        model.name(), r.newton_iterations, r.newton_iterations == 1 ? "" : "s", r.force_residual,
+        model.name(), r.search, r.newton_iterations, r.newton_iterations == 1 ? "" : "s",
+        r.force_residual,
         m > 0 ? fmt::format(", constraint residual {:.3g}", r.constraint_residual) : "",
         r.degrees_of_freedom, r.degrees_of_freedom == 1 ? "" : "s", n, n == 1 ? "" : "s", m,
         m == 1 ? "" : "s");
@@ -166,6 +168,7 @@ int run_modes(const ModesCommandOptions& o) {
         options.at.push_back(parse_at(text));
     }
     options.tolerance = o.tolerance;
+    options.search = o.search;
     const ModesResult r = modes(model, options);
     for (const std::string& note : r.notes) {
         std::cerr << "mdl modes: note: " << note << "\n";
@@ -200,6 +203,13 @@ std::function<int()> add_modes_command(CLI::App& app) {
     cmd->add_option("--plot", o->plot,
                     "Draw the mode shapes as SVG (planar bodies as points and bars, otherwise "
                     "one bar per coordinate)");
+    cmd->add_option("--search", o->search,
+                    "How the equilibrium is found: rest (pseudo-transient continuation "
+                    "downhill from the start to a rest position), nearest (Newton's method: "
+                    "the equilibrium nearest the start, stable or not), auto (nearest with "
+                    "--at, else rest)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "rest", "nearest"}));
     cmd->add_option("--tolerance", o->tolerance,
                     "Relative residual of the static equations at the equilibrium")
         ->capture_default_str()

@@ -30,12 +30,13 @@ py::array_t<double> matrix_of(const std::vector<double>& values, std::size_t row
 void register_modes(py::module_& m) {
     m.def(
         "_modes",
-        [](const mdl::CompiledModel& model, const py::dict& at, double tolerance,
-           int max_iterations) {
+        [](const mdl::CompiledModel& model, const py::dict& at, const std::string& search,
+           double tolerance, int max_iterations) {
             mdl::ModesOptions options;
             for (const auto& [key, value] : at) {
                 options.at.emplace_back(py::cast<std::string>(key), py::cast<double>(value));
             }
+            options.search = search;
             options.tolerance = tolerance;
             options.max_iterations = max_iterations;
             mdl::ModesResult r;
@@ -51,6 +52,7 @@ void register_modes(py::module_& m) {
             out["multipliers"] = array_of(r.multipliers);
             out["degrees_of_freedom"] = r.degrees_of_freedom;
             out["newton_iterations"] = r.newton_iterations;
+            out["search"] = r.search;
             out["force_residual"] = r.force_residual;
             out["constraint_residual"] = r.constraint_residual;
             out["omega"] = array_of(r.omega);
@@ -64,5 +66,6 @@ void register_modes(py::module_& m) {
             out["notes"] = r.notes;
             return out;
         },
-        py::arg("model"), py::arg("at"), py::arg("tolerance"), py::arg("max_iterations"));
+        py::arg("model"), py::arg("at"), py::arg("search"), py::arg("tolerance"),
+        py::arg("max_iterations"));
 }

@@ -1,5 +1,5 @@
-// mdl._mdl's equilibrium and modes (mdl/modes.hpp): `_modes(model, at, tolerance,
-// max_iterations)`, which python/mdl/__init__.py wraps as mdl.Model.modes().
+// mdl._mdl's equilibrium and modes (mdl/modes.hpp): `_modes(model, at, search,
+// tolerance, max_iterations)`, which python/mdl/__init__.py wraps as mdl.Model.modes().
 #pragma once
 
 #include <pybind11/pybind11.h>

@@ -19,15 +19,17 @@ namespace mdl {
 
 namespace {
 
-// The start of Newton's method: the start values with `at` applied, projected onto the
-// constraints when that succeeds (Newton itself handles a start off them).
+// The start of the search: the start values with `at` applied, projected onto the
+// constraints when that succeeds (the search itself handles a start off them).
 runtime::Vector newton_start(const CompiledModel& compiled, const runtime::Model& model,
                              const ModesOptions& options) {
     runtime::State state = model.zero_state(0.0);
     const auto q0 = compiled.start_positions();
     state.q = Eigen::Map<const runtime::Vector>(q0.data(), static_cast<Eigen::Index>(q0.size()));
     const auto& names = compiled.position_names();
-    std::vector<bool> fixed(names.size(), false);
+    // the start values marked `fixed = true` and those given are kept by the projection
+    std::vector<bool> fixed = compiled.start_fixed();
+    fixed.resize(names.size(), false);
     for (const auto& [name, value] : options.at) {
         const auto found = std::find(names.begin(), names.end(), name);
         if (found == names.end()) {
@@ -73,9 +75,17 @@ ModesResult modes(const CompiledModel& compiled, const ModesOptions& options) {
     runtime::EquilibriumOptions eo;
     eo.tolerance = options.tolerance;
     eo.max_iterations = options.max_iterations;
+    if (options.search == "nearest" || (options.search == "auto" && !options.at.empty())) {
+        eo.search = runtime::EquilibriumSearch::nearest;
+    } else if (options.search != "rest" && options.search != "auto") {
+        throw std::invalid_argument(
+            fmt::format("--search: '{}' is not a search (auto, rest or nearest)", options.search));
+    }
+    const runtime::Vector start = newton_start(compiled, model, options);
+    force.check_autonomous(start);
     runtime::Equilibrium e;
     try {
-        e = runtime::find_equilibrium(force, newton_start(compiled, model, options), eo);
+        e = runtime::find_equilibrium(force, start, eo);
     } catch (const runtime::NumericalFailure& failure) {
         throw NumericalFailure(failure.what(), std::string(runtime::to_string(failure.kind())),
                                failure.method(), failure.time(), failure.where(), failure.detail());
@@ -90,6 +100,7 @@ ModesResult modes(const CompiledModel& compiled, const ModesOptions& options) {
     r.multipliers.assign(e.lambda.data(), e.lambda.data() + e.lambda.size());
     r.degrees_of_freedom = static_cast<std::size_t>(l.degrees_of_freedom());
     r.newton_iterations = e.iterations;
+    r.search = e.method;
     r.force_residual = e.force_residual;
     r.constraint_residual = e.constraint_residual;
     for (const runtime::Mode& mode : found) {

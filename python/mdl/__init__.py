@@ -219,17 +219,18 @@ class Model:
         integration fails. The GIL is released while it runs."""
         return Result(self._native.simulate(method=method, **options), self._native.unit)
 
-    def modes(self, at=None, tolerance=1e-10, max_iterations=50):
+    def modes(self, at=None, search="auto", tolerance=1e-10, max_iterations=50):
         """The equilibrium, linearization and natural modes, as ``mdl modes`` computes them
         (docs/analysis.md), returned as a ``Modes``: ``omega`` [rad/s], ``frequency_hz`` and
         ``damping_ratio`` (NumPy vectors, one entry per mode, sorted by omega), ``kind``
         ("rigid body", "oscillatory", "overdamped", "unstable"), ``shapes`` (modes x positions,
         mass-normalized), ``equilibrium``, ``multipliers`` and the matrices ``mass``,
-        ``damping``, ``stiffness`` (n x n). ``at``: start values for Newton's method by
-        position name. Raises ``NumericalFailure`` when no equilibrium is found and
+        ``damping``, ``stiffness`` (n x n). ``at``: start values by position name; ``search``:
+        "rest" (downhill to a rest position), "nearest" (Newton's method: the equilibrium
+        nearest the start, stable or not) or "auto" (nearest with ``at``, else rest). Raises ``NumericalFailure`` when no equilibrium is found and
         ``ValueError`` for a model outside the analysis (first-order states, forcing that
         depends on time, moving constraints)."""
-        return Modes(_mdl._modes(self._native, dict(at or {}), float(tolerance),
+        return Modes(_mdl._modes(self._native, dict(at or {}), str(search), float(tolerance),
                                  int(max_iterations)))
 
     def __repr__(self):

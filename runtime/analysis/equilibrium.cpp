@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 namespace mdl::runtime {
 
@@ -93,84 +94,261 @@ Matrix newton_matrix(const StaticForce& force, const Vector& q, const Vector& la
 
 } // namespace
 
-Equilibrium find_equilibrium(const StaticForce& force, const Vector& q0,
-                             const EquilibriumOptions& options) {
-    const Model& model = force.model();
-    const Eigen::Index n = model.positions(), m = model.constraints();
-    Equilibrium e;
-    e.q = q0;
-    e.lambda = Vector::Zero(m);
-    // the multipliers that best balance the force at the start: min |f + G^T lambda|
-    if (m > 0) {
-        Matrix G(m, n);
-        Vector f(n);
-        model.constraint_jacobian(e.q, G);
-        force.force(e.q, f);
-        e.lambda = -G.transpose().completeOrthogonalDecomposition().solve(f);
+namespace {
+
+// Where the search is: positions, multipliers, the residual and the Newton matrix there.
+struct Iterate {
+    Vector q, lambda;
+    Residual r;
+    Matrix J;
+    void move_to(const StaticForce& force, Vector q_new, Vector lambda_new, Residual r_new) {
+        q = std::move(q_new);
+        lambda = std::move(lambda_new);
+        r = std::move(r_new);
+        J = newton_matrix(force, q, lambda);
     }
-    Residual r = residual(force, e.q, e.lambda);
-    Matrix J = newton_matrix(force, e.q, e.lambda);
-    const double force_scale = std::max(r.force + J.topLeftCorner(n, n).lpNorm<Eigen::Infinity>() *
-                                                      (1 + e.q.lpNorm<Eigen::Infinity>()),
-                                        1e-300);
-    const auto converged = [&](const Residual& x) {
-        return x.force <= options.tolerance * force_scale &&
-               x.constraint <= options.tolerance * (1 + e.q.lpNorm<Eigen::Infinity>());
-    };
+};
+
+// The Newton matrix [A G^T; G 0] with its constraint rows and multiplier columns scaled by
+// s = |A| / |G|, so that the multipliers' pivots are of the size of A's: a large shift M/dt
+// in A would otherwise make them negligible to the rank-revealing factorization.
+struct ScaledSystem {
     Eigen::CompleteOrthogonalDecomposition<Matrix> solver;
-    // Newton until converged, then one more step, kept when it reduces the residual: at the
-    // quadratic rate it takes the positions from the tolerance to round-off
-    for (e.iterations = 0;; ++e.iterations) {
-        if (converged(r)) {
-            solver.setThreshold(1e-12);
-            solver.compute(J);
-            const Vector step = solver.solve(-r.r);
-            const Vector q = e.q + step.head(n), lambda = e.lambda + step.tail(m);
-            const Residual next = residual(force, q, lambda);
-            if (step.allFinite() && next.r.allFinite() && next.r.norm() <= r.r.norm()) {
-                e.q = q;
-                e.lambda = lambda;
-                r = next;
-                J = newton_matrix(force, e.q, e.lambda);
-            }
-            break;
-        }
-        if (e.iterations == options.max_iterations) {
-            fail(force, e.q, r, e.rank, e.iterations, "Newton's method did not converge");
-        }
+    Eigen::Index n = 0, m = 0;
+    double s = 1;
+    ScaledSystem(const Matrix& J, Eigen::Index positions) : n(positions), m(J.rows() - positions) {
+        const double a = J.topLeftCorner(n, n).lpNorm<Eigen::Infinity>();
+        const double g = m > 0 ? J.bottomLeftCorner(m, n).lpNorm<Eigen::Infinity>() : 0.0;
+        s = a > 0 && g > 0 ? a / g : 1.0;
+        Matrix scaled = J;
+        scaled.bottomRows(m) *= s;
+        scaled.rightCols(m) *= s;
         solver.setThreshold(1e-12);
-        solver.compute(J);
-        e.rank = solver.rank();
-        const Vector step = solver.solve(-r.r);
-        if (!step.allFinite()) {
-            fail(force, e.q, r, e.rank, e.iterations, "a non-finite Newton step");
+        solver.compute(scaled);
+    }
+    // The step solving J step = -r (minimum norm in the scaled unknowns when J is singular).
+    Vector step(const Vector& r) const {
+        Vector rhs = -r;
+        rhs.tail(m) *= s;
+        Vector y = solver.solve(rhs);
+        y.tail(m) *= s;
+        return y;
+    }
+};
+
+Eigen::Index rank_of(const Matrix& J, Eigen::Index n) {
+    return ScaledSystem(J, n).solver.rank();
+}
+
+Vector newton_step(const Matrix& J, const Vector& r, Eigen::Index n) {
+    return ScaledSystem(J, n).step(r);
+}
+
+class Search {
+public:
+    Search(const StaticForce& force, const Vector& start, const EquilibriumOptions& options)
+        : force_(force), options_(options), n_(force.model().positions()),
+          m_(force.model().constraints()) {
+        const Vector q0 = onto_constraints(start);
+        Matrix M(n_, n_);
+        force.model().mass_matrix(q0, M);
+        weight_ = M.diagonal().cwiseSqrt().cwiseInverse();
+        Vector lambda = Vector::Zero(m_);
+        // the multipliers that best balance the force at the start in the norm of the flow,
+        // min |D^-1/2 (f + G^T lambda)| with D the diagonal of M
+        if (m_ > 0) {
+            Matrix G(m_, n_);
+            Vector f(n_);
+            force.model().constraint_jacobian(q0, G);
+            force.force(q0, f);
+            const Matrix weighted = weight_.asDiagonal() * G.transpose();
+            lambda = -weighted.completeOrthogonalDecomposition().solve(weight_.cwiseProduct(f));
         }
-        // halve the step until the residual decreases
-        double alpha = 1;
-        Residual next;
-        Vector q, lambda;
-        for (int halvings = 0;; ++halvings) {
-            q = e.q + alpha * step.head(n);
-            lambda = e.lambda + alpha * step.tail(m);
-            next = residual(force, q, lambda);
-            if (next.r.allFinite() && next.r.norm() < (1 - 1e-4 * alpha) * r.r.norm()) {
+        start_.move_to(force, q0, lambda, residual(force, q0, lambda));
+        force_scale_ =
+            std::max(start_.r.force + start_.J.topLeftCorner(n_, n_).lpNorm<Eigen::Infinity>() *
+                                          (1 + q0.lpNorm<Eigen::Infinity>()),
+                     1e-300);
+    }
+
+    // A few minimum-norm Gauss-Newton steps on g(q) = 0 (the start may be off the
+    // constraints): the continuation's shifted steps would otherwise put the whole
+    // correction into the multipliers.
+    Vector onto_constraints(Vector q) const {
+        const Model& model = force_.model();
+        if (m_ == 0) {
+            return q;
+        }
+        Matrix G(m_, n_);
+        Vector g(m_);
+        for (int i = 0; i < 20; ++i) {
+            model.constraint(q, g);
+            if (!g.allFinite() ||
+                g.lpNorm<Eigen::Infinity>() <= 1e-14 * (1 + q.lpNorm<Eigen::Infinity>())) {
                 break;
             }
-            if (halvings == 30) {
-                fail(force, e.q, r, e.rank, e.iterations, "no Newton step decreases the residual");
+            model.constraint_jacobian(q, G);
+            const Vector dq = G.completeOrthogonalDecomposition().solve(-g);
+            if (!dq.allFinite()) {
+                break;
             }
-            alpha /= 2;
+            q += dq;
         }
-        e.q = q;
-        e.lambda = lambda;
-        r = next;
-        J = newton_matrix(force, e.q, e.lambda);
+        return q;
     }
-    solver.setThreshold(1e-12);
-    solver.compute(J);
-    e.rank = solver.rank();
-    e.force_residual = r.force;
-    e.constraint_residual = r.constraint;
+
+    // The force residual in the norm of the flow M q' = f: |D^-1/2 (f + G^T lambda)|.
+    double merit(const Residual& r) const { return r.r.head(n_).norm(); }
+
+    bool converged(const Iterate& x) const {
+        return x.r.force <= options_.tolerance * force_scale_ &&
+               x.r.constraint <= options_.tolerance * (1 + x.q.lpNorm<Eigen::Infinity>());
+    }
+
+    // Newton with halved steps from the start; the reason it stopped, or "" when converged.
+    std::string newton(Iterate& x, int& iterations) const {
+        x = start_;
+        for (iterations = 0; !converged(x); ++iterations) {
+            if (iterations == options_.max_iterations) {
+                return "Newton's method did not converge";
+            }
+            const Vector step = newton_step(x.J, x.r.r, n_);
+            if (!step.allFinite()) {
+                return "a non-finite Newton step";
+            }
+            double alpha = 1;
+            for (int halvings = 0;; ++halvings) {
+                Vector q = x.q + alpha * step.head(n_), lambda = x.lambda + alpha * step.tail(m_);
+                Residual next = residual(force_, q, lambda);
+                if (next.r.allFinite() && next.r.norm() < (1 - 1e-4 * alpha) * x.r.r.norm()) {
+                    x.move_to(force_, std::move(q), std::move(lambda), std::move(next));
+                    break;
+                }
+                if (halvings == 30) {
+                    return "no Newton step decreases the residual";
+                }
+                alpha /= 2;
+            }
+        }
+        return "";
+    }
+
+    // Pseudo-transient continuation from the start: implicit Euler steps of the gradient flow
+    // M q' = f + G^T lambda, g = 0, with the pseudo time step dt grown by the residual's
+    // decrease (switched evolution relaxation) until the steps are Newton's.
+    std::string continuation(Iterate& x, int& iterations) const {
+        x = start_;
+        Matrix M(n_, n_);
+        force_.model().mass_matrix(x.q, M);
+        // the first shift M/dt ten times the largest stiffness: the steps then go downhill
+        // also where the start is near an unstable equilibrium (df/dq with positive
+        // eigenvalues, which a smaller shift would cancel)
+        const double stiffness = x.J.topLeftCorner(n_, n_).lpNorm<Eigen::Infinity>();
+        const double mass = n_ > 0 ? M.diagonal().minCoeff() : 1.0;
+        double dt = stiffness > 0 && mass > 0 ? mass / (10 * stiffness) : 1.0;
+        for (iterations = 0; !converged(x); ++iterations) {
+            if (iterations == options_.max_continuation_steps) {
+                return "pseudo-transient continuation did not converge in " +
+                       std::to_string(iterations) + " steps";
+            }
+            force_.model().mass_matrix(x.q, M);
+            for (int retries = 0;; ++retries) {
+                Matrix shifted = x.J;
+                shifted.topLeftCorner(n_, n_) -= M / dt;
+                const Vector step = newton_step(shifted, x.r.r, n_);
+                Vector q = x.q + step.head(n_), lambda = x.lambda + step.tail(m_);
+                Residual next = residual(force_, q, lambda);
+                // the force residual at most doubled, the constraints' not far off (the
+                // steps meet them to second order)
+                const bool bounded =
+                    step.allFinite() && next.r.allFinite() && merit(next) <= 2 * merit(x.r) &&
+                    next.constraint <=
+                        std::max(2 * x.r.constraint, 1e-2 * (1 + q.lpNorm<Eigen::Infinity>()));
+                if (bounded) {
+                    const double ratio = merit(x.r) / std::max(merit(next), 1e-300);
+                    // switched evolution relaxation, growing at least by half each step
+                    // while the residual does not grow
+                    dt *= ratio >= 1 ? std::min(std::max(ratio, 1.5), 10.0) : std::max(ratio, 0.5);
+                    x.move_to(force_, std::move(q), std::move(lambda), std::move(next));
+                    break;
+                }
+                if (retries == 20) {
+                    return "pseudo-transient continuation found no step that keeps the "
+                           "residual bounded";
+                }
+                dt /= 10;
+            }
+        }
+        return "";
+    }
+
+    // One more Newton step, kept when it reduces the residual: at the quadratic rate it takes
+    // a converged iterate from the tolerance to round-off.
+    void polish(Iterate& x) const {
+        const Vector step = newton_step(x.J, x.r.r, n_);
+        Vector q = x.q + step.head(n_), lambda = x.lambda + step.tail(m_);
+        Residual next = residual(force_, q, lambda);
+        if (step.allFinite() && next.r.allFinite() && next.r.norm() <= x.r.r.norm()) {
+            x.move_to(force_, std::move(q), std::move(lambda), std::move(next));
+        }
+    }
+
+private:
+    const StaticForce& force_;
+    const EquilibriumOptions& options_;
+    Eigen::Index n_, m_;
+    Iterate start_;
+    Vector weight_; // D^-1/2, D the diagonal of M at the start
+    double force_scale_ = 1;
+};
+
+} // namespace
+
+Equilibrium find_equilibrium(const StaticForce& force, const Vector& q0,
+                             const EquilibriumOptions& options) {
+    const Search search(force, q0, options);
+    Iterate x;
+    Equilibrium e;
+    std::string failure;
+    if (options.search == EquilibriumSearch::nearest) {
+        failure = search.newton(x, e.iterations);
+        e.method = "Newton's method from the start";
+        if (!failure.empty()) {
+            // the nearest equilibrium was not found: the rest position instead, and say so
+            Iterate y;
+            int steps = 0;
+            if (search.continuation(y, steps).empty()) {
+                e.method = failure + " from the start; pseudo-transient continuation found this "
+                                     "one";
+                x = y;
+                e.iterations += steps;
+                failure.clear();
+            }
+        }
+    } else {
+        failure = search.continuation(x, e.iterations);
+        e.method = "pseudo-transient continuation from the start";
+        if (!failure.empty()) {
+            // no rest position reached: the nearest equilibrium instead, and say so
+            Iterate y;
+            int iterations = 0;
+            if (search.newton(y, iterations).empty()) {
+                e.method = failure + "; Newton's method from the start found this one";
+                x = y;
+                e.iterations += iterations;
+                failure.clear();
+            }
+        }
+    }
+    if (!failure.empty()) {
+        fail(force, x.q, x.r, rank_of(x.J, force.model().positions()), e.iterations, failure);
+    }
+    search.polish(x);
+    e.q = x.q;
+    e.lambda = x.lambda;
+    e.rank = rank_of(x.J, force.model().positions());
+    e.force_residual = x.r.force;
+    e.constraint_residual = x.r.constraint;
     return e;
 }
 

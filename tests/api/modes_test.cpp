@@ -12,6 +12,8 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace mdl;
 using Catch::Detail::Approx;
@@ -318,6 +320,12 @@ TEST_CASE("modes of the four-bar linkage about its rest position against a hand 
     const double omega = std::sqrt(bar.d2V(rest) / bar.inertia(rest));
 
     CompiledModel model = compile_file(model_path("four_bar.mdl"));
+    // from the model's start (the crank at 1 rad) the search goes downhill to the rest position
+    const ModesResult from_start = modes(model);
+    REQUIRE(from_start.modes() == 1);
+    CHECK(from_start.equilibrium[index_of(from_start, "crank.phi")] == Approx(rest).margin(1e-7));
+    CHECK(from_start.omega[0] == Approx(omega).epsilon(1e-6));
+    // Newton from a point near it
     ModesOptions options;
     options.at = {{"crank.phi", rest + 0.2}};
     const ModesResult r = modes(model, options);
@@ -331,6 +339,36 @@ TEST_CASE("modes of the four-bar linkage about its rest position against a hand 
     const double ratio = (bar.pose(rest + h).phi4 - bar.pose(rest - h).phi4) / (2 * h);
     CHECK(r.shape(0)[index_of(r, "rocker.phi")] / r.shape(0)[index_of(r, "crank.phi")] ==
           Approx(ratio).epsilon(1e-6));
+}
+
+TEST_CASE("modes from a start where Newton's matrix is singular: the triple pendulum at rest",
+          "[modes]") {
+    // models/pendulum_chain.mdl (rods) and models/n_link_pendulum.mdl (joint angles, M(q))
+    // start with the links horizontal: the search goes downhill to the hanging chain. Equal
+    // masses m and lengths l: omega^2 = (g / l) x, x the roots of x^3 - 9 x^2 + 18 x - 6
+    // (the triple pendulum's characteristic polynomial), found here by bisection.
+    const auto p = [](double x) {
+        return ((x - 9) * x + 18) * x - 6;
+    };
+    std::vector<double> roots;
+    for (const auto& [lo0, hi0] : {std::pair{0.0, 1.0}, std::pair{1.0, 3.0}, std::pair{3.0, 9.0}}) {
+        double lo = lo0, hi = hi0;
+        for (int i = 0; i < 80; ++i) {
+            const double mid = 0.5 * (lo + hi);
+            ((p(lo) < 0) == (p(mid) < 0) ? lo : hi) = mid;
+        }
+        roots.push_back(0.5 * (lo + hi));
+    }
+    for (const char* file : {"pendulum_chain.mdl", "n_link_pendulum.mdl"}) {
+        INFO(file);
+        const ModesResult r = modes(compile_file(model_path(file)));
+        REQUIRE(r.modes() == 3);
+        CHECK(r.search.find("pseudo-transient continuation") != std::string::npos);
+        for (std::size_t k = 0; k < 3; ++k) {
+            CHECK(r.omega[k] == Approx(std::sqrt(9.81 * roots[k])).epsilon(1e-9));
+            CHECK(r.kind[k] == "oscillatory");
+        }
+    }
 }
 
 TEST_CASE("modes: no equilibrium names the residual; time-dependent forcing is refused",

@@ -29,6 +29,12 @@ struct ModesOptions {
     // Start values for Newton's method by position name (the others keep their start values);
     // the start is first projected onto the constraints.
     std::vector<std::pair<std::string, double>> at;
+    // How the equilibrium is searched (runtime/analysis/equilibrium.hpp): "rest" follows the
+    // gradient flow M q' = f downhill by pseudo-transient continuation to a rest position;
+    // "nearest" is Newton's method, converging to the equilibrium nearest the start whatever
+    // its stability (falling back on "rest" when it fails); "auto": "nearest" when `at` is
+    // given, else "rest".
+    std::string search = "auto";
     double tolerance = 1e-10; // relative residual of the static equations
     int max_iterations = 50;
 };
@@ -39,7 +45,8 @@ struct ModesResult {
     std::vector<std::string> constraints; // m
     std::vector<double> multipliers;      // lambda*, m (the constraint forces' multipliers)
     std::size_t degrees_of_freedom = 0;   // n - rank G
-    int newton_iterations = 0;
+    int newton_iterations = 0;            // iterations or continuation steps of the search
+    std::string search;                   // how the equilibrium was found, in words
     double force_residual = 0, constraint_residual = 0; // max norms at the equilibrium
 
     // One entry per mode, sorted by omega: omega [rad/s] (the undamped natural frequency |s|),
