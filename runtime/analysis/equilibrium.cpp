@@ -59,15 +59,14 @@ Matrix newton_matrix(const StaticForce& force, const Vector& q, const Vector& la
 }
 
 [[noreturn]] void fail(const StaticForce& force, const Vector& q, const Residual& r,
-                       Eigen::Index rank, int iterations, const std::string& why) {
+                       Eigen::Index rank, const std::string& why) {
     const Model& model = force.model();
     const Eigen::Index n = model.positions(), m = model.constraints();
     Eigen::Index worst = 0;
     r.r.cwiseAbs().maxCoeff(&worst);
     std::string where = worst < n ? "the force balance of '" + model.position_name(worst) + "'"
                                   : "constraint '" + model.constraint_name(worst - n) + "'";
-    std::string detail = why + " after " + std::to_string(iterations) +
-                         " iterations: the residual there is " + format_number(r.r[worst]) +
+    std::string detail = why + ": the residual there is " + format_number(r.r[worst]) +
                          " (largest force residual " + format_number(r.force);
     if (m > 0) {
         detail += ", constraint residual " + format_number(r.constraint);
@@ -88,8 +87,8 @@ Matrix newton_matrix(const StaticForce& force, const Vector& q, const Vector& la
     }
     detail += ". Start nearer an equilibrium (mdl modes --at name=value)";
     throw NumericalFailure(FailureKind::newton_not_converged,
-                           "equilibrium (Newton on f(q, v = 0) + G^T lambda = 0, g(q) = 0)", 0.0,
-                           where, detail);
+                           "equilibrium (f(q, v = 0) + G^T lambda = 0, g(q) = 0)", 0.0, where,
+                           detail);
 }
 
 } // namespace
@@ -210,11 +209,12 @@ public:
         x = start_;
         for (iterations = 0; !converged(x); ++iterations) {
             if (iterations == options_.max_iterations) {
-                return "Newton's method did not converge";
+                return "Newton's method did not converge in " + std::to_string(iterations) +
+                       " iterations";
             }
             const Vector step = newton_step(x.J, x.r.r, n_);
             if (!step.allFinite()) {
-                return "a non-finite Newton step";
+                return "a non-finite Newton step at iteration " + std::to_string(iterations);
             }
             double alpha = 1;
             for (int halvings = 0;; ++halvings) {
@@ -225,7 +225,8 @@ public:
                     break;
                 }
                 if (halvings == 30) {
-                    return "no Newton step decreases the residual";
+                    return "no Newton step decreases the residual at iteration " +
+                           std::to_string(iterations);
                 }
                 alpha /= 2;
             }
@@ -274,7 +275,8 @@ public:
                 }
                 if (retries == 20) {
                     return "pseudo-transient continuation found no step that keeps the "
-                           "residual bounded";
+                           "residual bounded at step " +
+                           std::to_string(iterations);
                 }
                 dt /= 10;
             }
@@ -341,7 +343,7 @@ Equilibrium find_equilibrium(const StaticForce& force, const Vector& q0,
         }
     }
     if (!failure.empty()) {
-        fail(force, x.q, x.r, rank_of(x.J, force.model().positions()), e.iterations, failure);
+        fail(force, x.q, x.r, rank_of(x.J, force.model().positions()), failure);
     }
     search.polish(x);
     e.q = x.q;
