@@ -217,6 +217,32 @@ TEST_CASE("modes of the damped oscillator: omega_0 = sqrt(k/m), zeta = c / (2 sq
     CHECK(r.damping_ratio[1] == 1);
 }
 
+TEST_CASE("gyroscopic modes: a mass on a spring seen from a rotating frame, omega_0 -+ W",
+          "[modes]") {
+    // m (r'' + 2 W x r' + W x (W x r)) = -k r in a frame turning at W: z = x + i y obeys
+    // z'' + 2 i W z' + (omega_0^2 - W^2) z = 0, s = i (-W +- omega_0): the companion form's
+    // eigenvalues with an antisymmetric C
+    const char* source = R"(model Rotating
+  parameter Real m = 2, k = 18, W = 0.5;
+  anchor O(x = 0, y = 0);
+  body b(m = m, x(start = 0.1), y(start = -0.2));
+  spring s(O, b, k = k);
+  force frame(b) = {2*m*W*b.vy + m*W^2*b.x, -2*m*W*b.vx + m*W^2*b.y};
+end Rotating;
+)";
+    const ModesResult r = modes(compile(source, "rotating.mdl"));
+    REQUIRE(r.modes() == 2);
+    CHECK(r.omega[0] == Approx(3 - 0.5).epsilon(1e-12));
+    CHECK(r.omega[1] == Approx(3 + 0.5).epsilon(1e-12));
+    for (std::size_t k = 0; k < 2; ++k) {
+        CHECK(r.damping_ratio[k] == Approx(0).margin(1e-12));
+        CHECK(r.kind[k] == "oscillatory");
+    }
+    // C = -df/dv is the antisymmetric gyroscopic matrix [0 -2mW; 2mW 0]
+    CHECK(r.damping[1] == Approx(-2 * 2 * 0.5).epsilon(1e-15));
+    CHECK(r.damping[2] == Approx(2 * 2 * 0.5).epsilon(1e-15));
+}
+
 TEST_CASE("a free pair of masses has a rigid-body mode at omega = 0", "[modes]") {
     const char* source = R"(model FreePair
   parameter Real m1 = 1, m2 = 3, k = 12, c = 0;
