@@ -42,6 +42,10 @@ std::pair<std::string, double> parse_at(const std::string& text) {
         if (message.rfind("-p ", 0) == 0) {
             message = "--at " + message.substr(3);
         }
+        if (const auto example = message.find("(e.g. -p omega=1e6)");
+            example != std::string::npos) {
+            message.replace(example, 19, "(e.g. --at q=0.1)");
+        }
         throw std::invalid_argument(message);
     }
 }
