@@ -397,7 +397,7 @@ TEST_CASE("modes from a start where Newton's matrix is singular: the triple pend
     }
 }
 
-TEST_CASE("modes: no equilibrium names the residual; time-dependent forcing is refused",
+TEST_CASE("modes: no equilibrium names the residual, time-dependent forcing is refused",
           "[modes]") {
     const char* falling = R"(model Falling
   body b(m = 1, x(start = 0), y(start = 0));
