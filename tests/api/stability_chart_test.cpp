@@ -1,0 +1,150 @@
+// Stability charts of compiled models (mdl/stability_chart.hpp): the Floquet multipliers of the
+// library (monodromy matrices from the compiled Jacobian kernels) over parameter grids, against
+// references computed without them:
+// - the Mathieu equation (models/mathieu.mdl): boundaries against Abramowitz & Stegun's Table
+//   20.1 and series 20.2.25 and against Hill's method (tests/support/mathieu_reference.hpp);
+// - the pendulum with a vertically vibrated pivot (models/kapitza.mdl), upright position: the
+//   lower limit of stability against vmax^2 = 2 g l (Kapitza's averaging) as omega grows, and
+//   both limits, the upper one which averaging misses included, against the Mathieu
+//   characteristic values of its linearization (a = -4 g / (l omega^2), q = 2 vmax / (l omega))
+//   by Hill's method.
+#include "mdl/stability_chart.hpp"
+
+#include "mathieu_reference.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace {
+
+const std::string models = std::string(MDL_SOURCE_DIR) + "/models/";
+
+const mdl::CompiledModel& mathieu_model() {
+    static const mdl::CompiledModel model = mdl::compile_file(models + "mathieu.mdl");
+    return model;
+}
+
+// The boundary found along a at q = y.lo between grid points around `value`.
+double boundary_near(double value, double q) {
+    mdl::StabilityChartSettings s;
+    s.x = {"a", value - 1.3e-4, value + 0.7e-4, 3};
+    s.y = {"q", q, q + 0.1, 2};
+    const mdl::StabilityChart chart = mdl::stability_chart(mathieu_model(), s);
+    for (const mdl::ChartBoundaryPoint& p : chart.boundary) {
+        if (p.along_x && p.j == 0 && p.converged) {
+            return p.x;
+        }
+    }
+    return std::nan("");
+}
+
+// The root in [lo, hi] of increasing f by bisection.
+template <typename F>
+double root(F f, double lo, double hi) {
+    for (int k = 0; k < 200 && hi - lo > 1e-15 * std::abs(hi); ++k) {
+        const double m = (lo + hi) / 2;
+        (f(m) < 0 ? lo : hi) = m;
+    }
+    return (lo + hi) / 2;
+}
+
+} // namespace
+
+TEST_CASE("Mathieu chart from the model: boundaries against Abramowitz & Stegun",
+          "[analysis][stability_chart]") {
+    for (const mathieu::TabulatedValues& row : mathieu::abramowitz_stegun_20_1) {
+        for (double value : row.values) {
+            if (!std::isnan(value)) {
+                CAPTURE(row.q, value);
+                CHECK(std::abs(boundary_near(value, row.q) - value) < 1e-6);
+            }
+        }
+    }
+    for (double value : mathieu::power_series(0.2)) {
+        CAPTURE(value);
+        CHECK(std::abs(boundary_near(value, 0.2) - value) < 1e-6);
+    }
+}
+
+TEST_CASE("Mathieu chart from the model: the Ince-Strutt diagram against Hill's method",
+          "[analysis][stability_chart]") {
+    mdl::StabilityChartSettings s;
+    s.x = {"a", -2.0, 6.0, 33}; // spacing 0.25: each band at q = 1, 1.5, 2 is wider
+    s.y = {"q", 1.0, 2.0, 3};
+    s.tolerance = 1e-8;
+    s.threads = 2;
+    const mdl::StabilityChart chart = mdl::stability_chart(mathieu_model(), s);
+    CHECK(chart.solution == "the start state");
+    std::size_t along_a = 0;
+    for (const mdl::ChartBoundaryPoint& p : chart.boundary) {
+        CAPTURE(p.x, p.y, p.along_x);
+        CHECK(p.converged);
+        double distance = INFINITY;
+        for (double c : mathieu::characteristic_values(p.y, 20.0)) {
+            distance = std::min(distance, std::abs(c - p.x));
+        }
+        CHECK(distance < 1e-6);
+        along_a += p.along_x ? 1 : 0;
+    }
+    CHECK(along_a == 15); // a0, b1, a1, b2, a2 at each of q = 1, 1.5, 2
+    for (const mdl::ChartPoint& p : chart.points) {
+        CHECK(p.verdict != mdl::ChartPoint::Verdict::failed);
+        // a conservative system: stable means every |mu| = 1
+        if (p.verdict == mdl::ChartPoint::Verdict::stable) {
+            CHECK(std::abs(p.max_multiplier - 1) < 1e-9);
+        }
+    }
+    std::ostringstream grid, boundary;
+    mdl::write_chart_grid_csv(grid, chart);
+    mdl::write_chart_boundary_csv(boundary, chart);
+    CHECK(grid.str().rfind("a,q,verdict,max_multiplier,message\n", 0) == 0);
+    CHECK(boundary.str().rfind("a,q,along,i,j,width,converged,stable_side,", 0) == 0);
+    CHECK(mdl::stability_chart_svg(chart, "Mathieu").find("<polygon") != std::string::npos);
+}
+
+TEST_CASE("Kapitza pendulum: the upright position's stability limits in (vmax, omega)",
+          "[analysis][stability_chart]") {
+    const mdl::CompiledModel model = mdl::compile_file(models + "kapitza.mdl");
+    const double g = model.parameter("g"), l = model.parameter("l");
+    mdl::StabilityChartSettings s;
+    s.at = {{"q", 0.0}};
+    s.x = {"omega", 100.0, 1000.0, 3, true}; // 100, 316, 1000
+    s.y = {"vmax", 1.0, 81.0, 41};           // spacing 2: the two limits at omega = 100 are 7 apart
+    s.tolerance = 1e-8;
+    s.threads = 2;
+    const mdl::StabilityChart chart = mdl::stability_chart(model, s);
+    CHECK(chart.solution == "the start state with q = 0");
+    for (std::size_t i = 0; i < chart.x_values.size(); ++i) {
+        const double omega = chart.x_values[i];
+        const double a = -4 * g / (l * omega * omega);
+        // the Mathieu limits: a0(q) = a (lower), b1(q) = a (upper), q = 2 vmax / (l omega)
+        auto value = [](double q, std::size_t n) {
+            return mathieu::characteristic_values(q, 1e9, 40)[n];
+        };
+        const double q_lower = root([&](double q) { return a - value(q, 0); }, 1e-6, 0.9);
+        const double q_upper = root([&](double q) { return a - value(q, 1); }, 0.5, 1.0);
+        const double lower = q_lower * l * omega / 2, upper = q_upper * l * omega / 2;
+        std::vector<double> found;
+        for (const mdl::ChartBoundaryPoint& p : chart.boundary) {
+            if (!p.along_x && p.i == i) {
+                CHECK(p.converged);
+                found.push_back(p.y);
+            }
+        }
+        CAPTURE(omega, lower, upper, found);
+        REQUIRE(found.size() == (upper < 81 ? 2 : 1));
+        CHECK(std::abs(found[0] - lower) < 1e-6 * lower);
+        if (upper < 81) {
+            CHECK(std::abs(found[1] - upper) < 1e-6 * upper);
+        }
+        // Kapitza's averaged limit vmax^2 = 2 g l, approached as omega grows: the relative
+        // difference is 7 q^2 / 64 + ... with q = 2 vmax / (l omega) (A&S 20.2.25)
+        const double kapitza = std::sqrt(2 * g * l);
+        const double q = 2 * kapitza / (l * omega);
+        CHECK(std::abs(found[0] / kapitza - 1) < 0.2 * q * q);
+        CHECK(found[0] > kapitza);
+    }
+}
