@@ -20,5 +20,6 @@ std::function<int()> add_sweep_command(CLI::App& app);
 std::function<int()> add_plot_command(CLI::App& app);
 std::function<int()> add_cache_command(CLI::App& app);
 std::function<int()> add_export_command(CLI::App& app);
+std::function<int()> add_stability_chart_command(CLI::App& app);
 
 } // namespace mdl::cli

@@ -94,6 +94,7 @@ int main(int argc, char** argv) {
     auto run_plot = mdl::cli::add_plot_command(app);
     auto run_cache = mdl::cli::add_cache_command(app);
     auto run_export = mdl::cli::add_export_command(app);
+    auto run_stability_chart = mdl::cli::add_stability_chart_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -104,14 +105,15 @@ int main(int argc, char** argv) {
     try {
         inject_fault();
         using Command = std::pair<const char*, const std::function<int()>*>;
-        const std::array<Command, 8> commands = {{{"check", &run_check},
+        const std::array<Command, 9> commands = {{{"check", &run_check},
                                                   {"compile", &run_compile},
                                                   {"run", &run_run},
                                                   {"reproduce", &run_reproduce},
                                                   {"sweep", &run_sweep},
                                                   {"plot", &run_plot},
                                                   {"cache", &run_cache},
-                                                  {"export", &run_export}}};
+                                                  {"export", &run_export},
+                                                  {"stability-chart", &run_stability_chart}}};
         for (const auto& [name, command] : commands) {
             if (app.got_subcommand(name)) {
                 status = (*command)();
