@@ -1,4 +1,4 @@
-// mdl stability-chart FILE.mdl -p a=0:5 -p q=0:5 --grid 50x50 [--at q=pi] [--threads N]
+// mdl stability-chart FILE.mdl -p a=0:5 -p q=0:5 --grid 50x50 [--at q=pi | --orbit] [-j N]
 //                              [--csv F] [--boundary F] [--plot F.svg]
 // The Floquet stability of a periodic solution over a grid of two Real parameters, with the
 // boundaries refined by bisection (mdl/stability_chart.hpp, docs/analysis.md): the grid's
@@ -37,6 +37,7 @@ struct ChartOptions {
     std::vector<std::string> parameters; // a=0:5[:log] ranges, l=0.3 fixed values
     std::string grid = "41x41";
     std::vector<std::string> at;
+    bool orbit = false;
     double period = 0.0;
     double tolerance = 1e-6;
     double stability_tolerance = 1e-6;
@@ -176,6 +177,7 @@ int chart(const ChartOptions& o) {
         const auto [name, value] = split_assignment(text, "--at");
         s.at.emplace_back(name, value_or_pi(value, "--at " + name));
     }
+    s.orbit = o.orbit;
     s.period = o.period;
     s.tolerance = o.tolerance;
     s.stability_tolerance = o.stability_tolerance;
@@ -294,9 +296,14 @@ std::function<int()> add_stability_chart_command(CLI::App& app) {
                     "--at q=pi --at der(q)=0; it must stay a solution under the forcing (an "
                     "equilibrium of the forced model); default: the start state")
         ->allow_extra_args(false);
-    cmd->add_option("--period", o->period,
-                    "The forcing's period (default: the vibrations' common period; needed for "
-                    "a force with explicit time)");
+    cmd->add_flag("--orbit", o->orbit,
+                  "The solution: the periodic orbit found by shooting from the start state (with "
+                  "--at's values), of the forcing's period or, autonomous, of unknown period");
+    cmd->add_option(
+        "--period", o->period,
+        "The forcing's period (default: the vibrations' common period; needed for "
+        "a force with explicit time; with --orbit in an autonomous model, a guess of the "
+        "orbit's period)");
     cmd->add_option("--tolerance", o->tolerance,
                     "Boundary points to this fraction of the bisected range (default 1e-6)");
     cmd->add_option("--stability-tolerance", o->stability_tolerance,

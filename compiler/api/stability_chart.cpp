@@ -5,6 +5,7 @@
 #include "runtime/analysis/floquet.hpp"
 #include "runtime/analysis/forcing_period.hpp"
 #include "runtime/analysis/monodromy.hpp"
+#include "runtime/analysis/shooting.hpp"
 #include "runtime/analysis/stability_chart.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -40,7 +41,7 @@ struct Solution {
     std::vector<Replacement> replacements;
     std::string description;
 
-    Solution(const CompiledModel& model, const std::vector<ParameterValue>& at) {
+    Solution(const CompiledModel& model, const std::vector<ParameterValue>& at, bool orbit) {
         const auto& positions = model.position_names();
         const auto& velocities = model.velocity_names();
         for (const auto& [name, value] : at) {
@@ -66,6 +67,9 @@ struct Solution {
         }
         description =
             description.empty() ? "the start state" : "the start state with " + description;
+        if (orbit) {
+            description = "the periodic orbit from " + description;
+        }
     }
 
     void apply(runtime::Vector& q, runtime::Vector& v) const {
@@ -84,7 +88,7 @@ runtime::Vector vector(const std::vector<double>& values) {
 class PointVerdict {
 public:
     PointVerdict(const CompiledModel& model, const StabilityChartSettings& settings)
-        : model_(model), settings_(settings), solution_(model, settings.at),
+        : model_(model), settings_(settings), solution_(model, settings.at, settings.orbit),
           start_(model.number_setting("StartTime", 0.0)) {}
 
     const Solution& solution() const { return solution_; }
@@ -94,16 +98,45 @@ public:
         CompiledModel point = model_.with_parameters(overrides);
         const runtime::Model runtime = runtime_model(point);
         const double period = analysis::forcing_period(runtime, method, settings_.period);
-        if (!(period > 0.0)) {
-            throw std::invalid_argument(
-                "the model has no forcing (no vibration, no explicit time): give --period");
-        }
         runtime::Vector q = vector(point.start_positions()), v = vector(point.start_velocities());
         solution_.apply(q, v);
         analysis::FlowOptions flow_options;
         flow_options.rtol = settings_.rtol;
         flow_options.atol = settings_.rtol;
         analysis::Flow flow(runtime, flow_options, method);
+        const analysis::FloquetMultipliers floquet =
+            settings_.orbit ? orbit(flow, period, q, v) : held(flow, period, q, v);
+        return {floquet.stable ? analysis::Verdict::Kind::stable
+                               : analysis::Verdict::Kind::unstable,
+                floquet.max_modulus, ""};
+    }
+
+private:
+    // The periodic orbit by shooting from (q, v).
+    analysis::FloquetMultipliers orbit(analysis::Flow& flow, double period,
+                                       const runtime::Vector& q, const runtime::Vector& v) const {
+        analysis::ShootingOptions options;
+        options.stability_tolerance = settings_.stability_tolerance;
+        if (analysis::forced(flow.model())) {
+            return analysis::shoot_forced(flow, start_, period, q, v, options).floquet;
+        }
+        const double guess = period > 0.0 ? period : analysis::return_time(flow, q, v);
+        if (!(guess > 0.0)) {
+            throw std::invalid_argument(fmt::format(
+                "the flow from {} does not return near it: no periodic orbit to start from "
+                "(give --period, a guess of it)",
+                solution_.description));
+        }
+        return analysis::shoot_autonomous(flow, guess, q, v, options).floquet;
+    }
+
+    // (q, v) itself, which must be a solution of the period.
+    analysis::FloquetMultipliers held(analysis::Flow& flow, double period, const runtime::Vector& q,
+                                      const runtime::Vector& v) const {
+        if (!(period > 0.0)) {
+            throw std::invalid_argument(
+                "the model has no forcing (no vibration, no explicit time): give --period");
+        }
         const analysis::FlowEnd end = flow.monodromy(start_, q, v, period);
         // a solution returns to itself after a period, up to round-off amplified by the flow
         const double size = std::max(q.lpNorm<Eigen::Infinity>(), v.lpNorm<Eigen::Infinity>());
@@ -112,15 +145,12 @@ public:
         const double amplification = std::max(1.0, end.phi.lpNorm<Eigen::Infinity>());
         if (!(departure <= settings_.periodicity_tolerance * (1.0 + size) * amplification)) {
             throw std::invalid_argument(fmt::format(
-                "{} is not a periodic solution here: after one period ({}) it is {} away",
+                "{} is not a periodic solution here: after one period ({}) it is {} away (--orbit "
+                "finds the periodic orbit from it)",
                 solution_.description, runtime::format_number(period),
                 runtime::format_number(departure)));
         }
-        const analysis::FloquetMultipliers floquet =
-            analysis::floquet_multipliers(end.phi, false, settings_.stability_tolerance);
-        return {floquet.stable ? analysis::Verdict::Kind::stable
-                               : analysis::Verdict::Kind::unstable,
-                floquet.max_modulus, ""};
+        return analysis::floquet_multipliers(end.phi, false, settings_.stability_tolerance);
     }
 
 private:

@@ -148,3 +148,48 @@ TEST_CASE("Kapitza pendulum: the upright position's stability limits in (vmax, o
         CHECK(found[0] > kapitza);
     }
 }
+
+TEST_CASE("the periodic orbit by shooting: a damped, forced Mathieu oscillator",
+          "[analysis][stability_chart]") {
+    // x'' + c x' + (a - 2 q cos 2t) x = F cos 2t: a unique periodic orbit (not 0), whose
+    // stability is the damped Mathieu equation's; x = exp(-c t / 2) y turns it into Mathieu's
+    // with a - c^2/4, so its multipliers are exp(-c pi / 2) times those of Mathieu's
+    // (a - c^2/4, q): the boundaries are where that product has modulus 1 (the test's RK4).
+    const mdl::CompiledModel model = mdl::compile(R"(
+model DampedMathieu
+  parameter Real a = 1;
+  parameter Real q = 1;
+  parameter Real c = 0.1;
+  parameter Real F = 1;
+  vibration s(theta = 2*time) = cos(theta);
+  coordinate x(start = 0, vstart = 0);
+equation
+  der(der(x)) = -c*der(x) - (a - 2*q*s)*x + F*s;
+end DampedMathieu;
+)",
+                                                  "damped_mathieu.mdl");
+    mdl::StabilityChartSettings s;
+    s.orbit = true;
+    s.x = {"a", -0.3, 2.5, 15}; // the first tongue (b1, a1) narrowed by the damping
+    s.y = {"q", 1.0, 1.2, 2};
+    s.threads = 2;
+    const mdl::StabilityChart chart = mdl::stability_chart(model, s);
+    CHECK(chart.solution == "the periodic orbit from the start state");
+    const double c = 0.1, damping = std::exp(-c * std::acos(-1.0) / 2);
+    auto excess = [&](double a) { // > 0: unstable
+        return damping * mathieu::max_multiplier(mathieu::monodromy(a - c * c / 4, 1.0, 4000)) - 1;
+    };
+    std::size_t found = 0;
+    for (const mdl::ChartBoundaryPoint& p : chart.boundary) {
+        if (p.along_x && p.j == 0) {
+            CAPTURE(p.x);
+            CHECK(p.converged);
+            CHECK(excess(p.x - 1e-6) * excess(p.x + 1e-6) < 0);
+            ++found;
+        }
+    }
+    CHECK(found == 2);
+    for (const mdl::ChartPoint& p : chart.points) {
+        CHECK(p.verdict != mdl::ChartPoint::Verdict::failed);
+    }
+}

@@ -11,15 +11,18 @@
 //     chart.at(i, j).verdict, chart.boundary[k].x, ...
 //
 // At each grid point the two parameters are set on a copy of the parameters (no
-// recompilation); the solution is the start state, with the values of `at` replacing some of
-// its positions and velocities, which must stay a solution under the forcing: an equilibrium of
-// the forced model (the Mathieu equation's zero solution; the upright position of a pendulum
-// whose pivot vibrates vertically). It is checked: after one period of the forcing the flow
-// must return to it (else the point fails, naming the distance). Its monodromy matrix over
-// that period comes from the variational equations with the compiled Jacobian kernels
-// (runtime/analysis/monodromy.hpp); the solution is stable when every Floquet multiplier has
-// |mu| <= 1 + stability_tolerance (a conservative system's stable solutions have every
-// |mu| = 1).
+// recompilation). The solution is either
+// - the start state, with the values of `at` replacing some of its positions and velocities,
+//   which must stay a solution under the forcing: an equilibrium of the forced model (the
+//   Mathieu equation's zero solution; the upright position of a pendulum whose pivot vibrates
+//   vertically). It is checked: after one period of the forcing the flow must return to it
+//   (else the point fails, naming the distance); or
+// - with `orbit`, the periodic orbit found by shooting from that state (each grid point from
+//   the same guess).
+// Its monodromy matrix over the period comes from the variational equations with the compiled
+// Jacobian kernels (runtime/analysis/monodromy.hpp); the solution is stable when every Floquet
+// multiplier (but the trivial one of an autonomous orbit) has |mu| <= 1 + stability_tolerance
+// (a conservative system's stable solutions have every |mu| = 1).
 //
 // Errors: std::invalid_argument for bad settings (an unknown parameter or coordinate, a bad
 // range) and for models the variational equations do not cover (constraints, first-order
@@ -53,6 +56,10 @@ struct StabilityChartSettings {
     // Replaced values of the start state: ("q", 3.14159...) a position, ("der(q)", 0) a
     // velocity, by the names of the CSV columns.
     std::vector<ParameterValue> at{};
+    // Instead: the periodic orbit found by shooting from that state (runtime/analysis/
+    // shooting.hpp): of the forcing's period, or, in an autonomous model, of unknown period
+    // (guessed from `period` or the flow's first return).
+    bool orbit = false;
     double period = 0.0;                 // of the forcing; 0: the vibrations' common period
     double tolerance = 1e-6;             // boundaries: bracket <= tolerance * the range's span
     double stability_tolerance = 1e-6;   // stable: max |mu| <= 1 + this
