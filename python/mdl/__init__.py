@@ -28,8 +28,8 @@ import numpy
 
 from . import _mdl
 
-__all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "sweep", "SweepRun",
-           "CompileError", "NumericalFailure", "options"]
+__all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "StabilityChart", "sweep",
+           "SweepRun", "CompileError", "NumericalFailure", "options"]
 
 
 class CompileError(Exception):
@@ -55,6 +55,7 @@ class NumericalFailure(RuntimeError):
 _mdl._register_exceptions(CompileError, NumericalFailure)
 
 Statistics = _mdl.Statistics
+StabilityChart = _mdl.StabilityChart
 
 
 def options():
@@ -206,6 +207,35 @@ class Model:
     def with_parameters(self, **parameters):
         """A model with these parameters set, sharing this one's compiled code."""
         return Model(self._native.with_parameters(parameters))
+
+    def stability_chart(self, ranges, grid=(41, 41), at=None, orbit=False, period=0.0,
+                        tolerance=1e-6, stability_tolerance=1e-6, threads=0):
+        """The Floquet stability of a periodic solution over a grid of two Real parameters,
+        boundaries refined by bisection (``mdl stability-chart``, docs/analysis.md)::
+
+            c = m.stability_chart({"a": (-2, 10), "q": (0, 5)}, grid=(61, 26))
+            c.x, c.y, c.verdict[i, j], c.max_multiplier, c.boundary["x"], c.svg()
+
+        ``ranges``: two parameters in order (the first varies slowest, the plot's x), each
+        (lo, hi) or (lo, hi, "log"). ``at``: a dict replacing start values ({"q": math.pi});
+        that state must stay a solution under the forcing. ``orbit``: the periodic orbit found
+        by shooting from it instead. ``threads`` 0: the hardware threads."""
+        if len(ranges) != 2:
+            raise ValueError("ranges: two parameters, as {'a': (0, 5), 'q': (0, 5)}")
+        if len(grid) != 2:
+            raise ValueError("grid: two numbers of points, as (50, 50)")
+        axes = []
+        for (name, spec), points in zip(ranges.items(), grid):
+            if len(spec) == 3 and spec[2] not in ("log", "lin"):
+                raise ValueError(f"{name}: the spacing is 'lin' or 'log', not {spec[2]!r}")
+            if len(spec) not in (2, 3):
+                raise ValueError(f"{name}: a range is (lo, hi) or (lo, hi, 'log')")
+            axes.append((name, float(spec[0]), float(spec[1]), int(points),
+                         len(spec) == 3 and spec[2] == "log"))
+        return _mdl._stability_chart(self._native, axes[0], axes[1],
+                                     [(k, float(v)) for k, v in (at or {}).items()],
+                                     bool(orbit), float(period or 0.0), float(tolerance),
+                                     float(stability_tolerance), int(threads))
 
     def simulate(self, method=None, **options):
         """Simulates the model with its current parameters and returns a ``Result``.
