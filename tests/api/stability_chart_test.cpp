@@ -8,6 +8,7 @@
 //   both limits, the upper one which averaging misses included, against the Mathieu
 //   characteristic values of its linearization (a = -4 g / (l omega^2), q = 2 vmax / (l omega))
 //   by Hill's method.
+#include "mdl.h"
 #include "mdl/stability_chart.hpp"
 
 #include "mathieu_reference.hpp"
@@ -15,6 +16,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -192,4 +195,55 @@ end DampedMathieu;
     for (const mdl::ChartPoint& p : chart.points) {
         CHECK(p.verdict != mdl::ChartPoint::Verdict::failed);
     }
+}
+
+TEST_CASE("C API: mdl_stability_chart on the Mathieu model", "[analysis][stability_chart]") {
+    char* error = nullptr;
+    mdl_model* m = mdl_compile_file((models + "mathieu.mdl").c_str(), &error);
+    REQUIRE(m != nullptr);
+    mdl_chart* chart = nullptr;
+    const mdl_chart_range a{"a", -1.0, 3.0, 17, 0}, q{"q", 1.0, 1.5, 2, 0};
+    REQUIRE(mdl_stability_chart(m, a, q, "x=0,der(x)=0", 0, 2, &chart, &error) == MDL_OK);
+    const std::vector<double> values = mathieu::characteristic_values(1.0, 3.0); // a0, b1, a1
+    REQUIRE(values.size() == 3);
+    std::size_t at_q1 = 0;
+    for (std::size_t k = 0; k < mdl_chart_boundary_size(chart); ++k) {
+        const double x = mdl_chart_boundary(chart)[2 * k], y = mdl_chart_boundary(chart)[2 * k + 1];
+        if (y == 1.0) {
+            double distance = INFINITY;
+            for (double v : values) {
+                distance = std::min(distance, std::abs(v - x));
+            }
+            CHECK(distance < 4e-6); // tolerance 1e-6 of the range 4
+            ++at_q1;
+        }
+    }
+    CHECK(at_q1 == 3);
+    // a = 0.5 (i = 6), q = 1: between b1 and a1, unstable; a = 2 (i = 12): stable
+    CHECK(mdl_chart_verdicts(chart)[6 * 2 + 0] == 0);
+    CHECK(mdl_chart_verdicts(chart)[12 * 2 + 0] == 1);
+    CHECK(std::abs(mdl_chart_max_multipliers(chart)[12 * 2 + 0] - 1) < 1e-9);
+    const auto dir = std::filesystem::path(MDL_BINARY_DIR) / "tests" / "api";
+    std::filesystem::create_directories(dir);
+    const std::string svg = (dir / "c_chart.svg").string();
+    CHECK(mdl_chart_write(chart, nullptr, nullptr, svg.c_str(), &error) == 0);
+    CHECK(std::filesystem::file_size(svg) > 1000);
+    CHECK(mdl_chart_write(chart, "/nonexistent/g.csv", nullptr, nullptr, &error) != 0);
+    REQUIRE(error != nullptr);
+    CHECK(std::strstr(error, "writing '/nonexistent/g.csv'") != nullptr);
+    mdl_free_string(error);
+    error = nullptr;
+    mdl_chart_free(chart);
+    chart = nullptr;
+    CHECK(mdl_stability_chart(m, a, q, "x=zero", 0, 1, &chart, &error) == MDL_BAD_SETTINGS);
+    REQUIRE(error != nullptr);
+    CHECK(std::strstr(error, "expected name=value") != nullptr);
+    mdl_free_string(error);
+    error = nullptr;
+    const mdl_chart_range b{"b", 0.0, 1.0, 3, 0};
+    CHECK(mdl_stability_chart(m, a, b, nullptr, 0, 1, &chart, &error) == MDL_BAD_SETTINGS);
+    REQUIRE(error != nullptr);
+    CHECK(std::strstr(error, "'b'") != nullptr);
+    mdl_free_string(error);
+    mdl_free(m);
 }
