@@ -199,7 +199,9 @@ int chart(const ChartOptions& o) {
     compile.disk_cache = !o.no_cache;
     compile.structural_parameters = parameters.fixed;
     CompiledModel model = compile_file(o.file, compile);
-    for (const auto& [name, value] : parameters.fixed) {
+    for (const ParameterValue& fixed : parameters.fixed) {
+        const std::string& name = fixed.first; // captured below: no structured binding
+        const double value = fixed.second;
         const bool structural =
             std::any_of(model.structural_parameters().begin(), model.structural_parameters().end(),
                         [&](const auto& p) { return p.first == name; });

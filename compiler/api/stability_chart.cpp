@@ -44,7 +44,10 @@ struct Solution {
     Solution(const CompiledModel& model, const std::vector<ParameterValue>& at, bool orbit) {
         const auto& positions = model.position_names();
         const auto& velocities = model.velocity_names();
-        for (const auto& [name, value] : at) {
+        for (const ParameterValue& replacement : at) {
+            // not a structured binding: clang 14 cannot capture one in a lambda
+            const std::string& name = replacement.first;
+            const double value = replacement.second;
             auto find = [&](const std::vector<std::string>& names) {
                 return static_cast<Eigen::Index>(std::find(names.begin(), names.end(), name) -
                                                  names.begin());
