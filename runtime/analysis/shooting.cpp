@@ -117,6 +117,11 @@ PeriodicOrbit newton(Flow& flow, double t0, Vector z, double fixed_period, bool 
             }
         }
     }
+    // the last Newton correction squares the error (the orbit next to a fold is sensitive)
+    const Vector last = e.jacobian.fullPivLu().solve(e.residual);
+    if (last.allFinite()) {
+        z -= last;
+    }
     PeriodicOrbit orbit;
     orbit.t0 = t0;
     orbit.autonomous = autonomous;
