@@ -96,7 +96,8 @@ namespace {
 // the narrow bands at q = 10 are 4.3e-4 wide), or NaN.
 double boundary_near(double value, double q) {
     const ChartAxis a{"a", value - 1.3e-4, value + 0.7e-4, 3}, qs{"q", q, q + 0.1, 2};
-    const StabilityChart chart = stability_chart(a, qs, mathieu_verdict, {.tolerance = 1e-6});
+    const StabilityChart chart =
+        stability_chart(a, qs, mathieu_verdict, {.tolerance = 1e-3}); // 2e-7 in a
     for (const BoundaryPoint& p : chart.boundary) {
         if (p.along_x && p.j == 0 && p.converged) {
             return p.x;

@@ -75,23 +75,42 @@ inline std::vector<double> characteristic_values(double q, double limit, int ter
 }
 
 // The monodromy matrix over the period pi, by RK4 with `steps` steps, columns the solutions
-// from (1, 0) and (0, 1).
+// from (1, 0) and (0, 1). (Plain doubles: the sanitizer build's unoptimized Eigen would cost
+// seconds here.)
 inline Eigen::Matrix2d monodromy(double a, double q, int steps = 2000) {
     const double pi = std::acos(-1.0), h = pi / steps;
-    Eigen::Matrix2d Y = Eigen::Matrix2d::Identity(); // rows: x, x'
-    auto f = [&](double t, const Eigen::Matrix2d& y) {
-        Eigen::Matrix2d d;
-        d.row(0) = y.row(1);
-        d.row(1) = -(a - 2 * q * std::cos(2 * t)) * y.row(0);
-        return d;
+    // two solutions (x, x') side by side: y[0], y[1] from (1, 0); y[2], y[3] from (0, 1)
+    double y[4] = {1, 0, 0, 1};
+    auto f = [&](double t, const double* z, double* d) {
+        const double k = -(a - 2 * q * std::cos(2 * t));
+        d[0] = z[1];
+        d[1] = k * z[0];
+        d[2] = z[3];
+        d[3] = k * z[2];
     };
+    double k1[4], k2[4], k3[4], k4[4], z[4];
     for (int s = 0; s < steps; ++s) {
         const double t = s * h;
-        const Eigen::Matrix2d k1 = f(t, Y), k2 = f(t + h / 2, Y + h / 2 * k1),
-                              k3 = f(t + h / 2, Y + h / 2 * k2), k4 = f(t + h, Y + h * k3);
-        Y += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+        f(t, y, k1);
+        for (int i = 0; i < 4; ++i) {
+            z[i] = y[i] + h / 2 * k1[i];
+        }
+        f(t + h / 2, z, k2);
+        for (int i = 0; i < 4; ++i) {
+            z[i] = y[i] + h / 2 * k2[i];
+        }
+        f(t + h / 2, z, k3);
+        for (int i = 0; i < 4; ++i) {
+            z[i] = y[i] + h * k3[i];
+        }
+        f(t + h, z, k4);
+        for (int i = 0; i < 4; ++i) {
+            y[i] += h / 6 * (k1[i] + 2 * k2[i] + 2 * k3[i] + k4[i]);
+        }
     }
-    return Y;
+    Eigen::Matrix2d M;
+    M << y[0], y[2], y[1], y[3];
+    return M;
 }
 
 // The largest |multiplier| of a 2 x 2 monodromy matrix.
