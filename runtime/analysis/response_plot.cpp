@@ -141,10 +141,13 @@ std::string response_plot_svg(const ResponsePlot& plot) {
     svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">solid: stable, dashed: "
                        "unstable</text>\n",
                        left + 12, ly + 4);
-    for (const ResponseMarker& m : plot.markers) {
+    for (std::size_t k = 0; k < plot.markers.size(); ++k) {
+        // neighbouring markers (a peak next to its fold) get their labels on alternate lines
+        const ResponseMarker& m = plot.markers[k];
+        const double offset = k % 2 == 0 ? -6.0 : 14.0;
         svg += fmt::format("<circle cx=\"{0:.2f}\" cy=\"{1:.2f}\" r=\"4\" fill=\"black\"/>"
                            "<text x=\"{2:.2f}\" y=\"{3:.2f}\" font-size=\"11\">{4}</text>\n",
-                           X(m.x), Y(m.y), X(m.x) + 6, Y(m.y) - 6, escape(m.label));
+                           X(m.x), Y(m.y), X(m.x) + 6, Y(m.y) + offset, escape(m.label));
     }
     svg += "</svg>\n";
     return svg;
