@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
     auto run_plot = mdl::cli::add_plot_command(app);
     auto run_cache = mdl::cli::add_cache_command(app);
     auto run_export = mdl::cli::add_export_command(app);
+    auto run_periodic = mdl::cli::add_periodic_command(app);
+    auto run_continue = mdl::cli::add_continue_command(app);
     auto run_stability_chart = mdl::cli::add_stability_chart_command(app);
     try {
         app.parse(argc, argv);
@@ -105,15 +107,17 @@ int main(int argc, char** argv) {
     try {
         inject_fault();
         using Command = std::pair<const char*, const std::function<int()>*>;
-        const std::array<Command, 9> commands = {{{"check", &run_check},
-                                                  {"compile", &run_compile},
-                                                  {"run", &run_run},
-                                                  {"reproduce", &run_reproduce},
-                                                  {"sweep", &run_sweep},
-                                                  {"plot", &run_plot},
-                                                  {"cache", &run_cache},
-                                                  {"export", &run_export},
-                                                  {"stability-chart", &run_stability_chart}}};
+        const std::array<Command, 11> commands = {{{"check", &run_check},
+                                                   {"compile", &run_compile},
+                                                   {"run", &run_run},
+                                                   {"reproduce", &run_reproduce},
+                                                   {"sweep", &run_sweep},
+                                                   {"plot", &run_plot},
+                                                   {"cache", &run_cache},
+                                                   {"export", &run_export},
+                                                   {"periodic", &run_periodic},
+                                                   {"continue", &run_continue},
+                                                   {"stability-chart", &run_stability_chart}}};
         for (const auto& [name, command] : commands) {
             if (app.got_subcommand(name)) {
                 status = (*command)();

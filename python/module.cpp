@@ -21,6 +21,8 @@
 
 namespace py = pybind11;
 
+void register_periodic_bindings(py::module_& m); // periodic_bindings.cpp
+
 namespace {
 
 // A NumPy array that takes over `values` (no copy): a vector of `rows`, or a rows x width
@@ -337,5 +339,6 @@ PYBIND11_MODULE(_mdl, m) {
               return model;
           });
     m.def("_setting_names", &mdl::setting_names);
+    register_periodic_bindings(m);
     register_chart_bindings(m);
 }

@@ -28,8 +28,9 @@ import numpy
 
 from . import _mdl
 
-__all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "StabilityChart", "sweep",
-           "SweepRun", "CompileError", "NumericalFailure", "options"]
+__all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "sweep", "SweepRun",
+           "CompileError", "NumericalFailure", "options", "PeriodicOrbit", "Branch",
+           "StabilityChart"]
 
 
 class CompileError(Exception):
@@ -249,8 +250,68 @@ class Model:
         integration fails. The GIL is released while it runs."""
         return Result(self._native.simulate(method=method, **options), self._native.unit)
 
+    def periodic_orbit(self, period=None, q=None, v=None, samples=200, tolerance=1e-10,
+                       max_iterations=40, **parameters):
+        """The periodic orbit by shooting, as ``mdl periodic`` finds it (docs/analysis.md):
+        a ``PeriodicOrbit`` with ``period``, ``q``, ``v`` (the state at t = 0),
+        ``multipliers`` (complex, by decreasing modulus), ``max_modulus``, ``stable``,
+        ``stability``, ``monodromy`` (2n x 2n), ``t`` and ``orbit`` (samples + 1 rows: the
+        positions then the velocities over one period). ``period``: needed when the force uses
+        time explicitly, a first guess for an autonomous model; ``q``, ``v``: a first guess
+        (default: the start values); other keywords set parameters. Raises
+        ``NumericalFailure`` when Newton does not converge, ``ValueError`` for a model it does
+        not cover."""
+        native = self._native.with_parameters(parameters) if parameters else self._native
+        return PeriodicOrbit(_mdl._periodic_orbit(native, {}, float(period or 0.0), q, v,
+                                                  int(samples), float(tolerance),
+                                                  int(max_iterations)))
+
+    def continuation(self, parameter, start, stop, ds=0.05, ds_min=1e-7, ds_max=0.2,
+                     max_points=5000, period=None, q=None, v=None, samples=256,
+                     tolerance=1e-10, **parameters):
+        """Continues the periodic orbit in ``parameter`` from ``start`` towards ``stop``, as
+        ``mdl continue -p name=start:stop`` (docs/analysis.md): a ``Branch`` of NumPy arrays,
+        one row per point, ``parameter``, ``period``, ``amplitude`` (points x n),
+        ``q``, ``v``, ``multipliers`` (points x 2n, complex), ``max_modulus``, ``stable``,
+        and ``labels`` ("fold", "period-doubling", "neimark-sacker", "peak", "start", "end"
+        or ""). Other keywords set parameters."""
+        native = self._native.with_parameters(parameters) if parameters else self._native
+        return Branch(_mdl._continuation(native, parameter, float(start), float(stop), {},
+                                         float(ds), float(ds_min), float(ds_max),
+                                         int(max_points), float(period or 0.0), q, v,
+                                         int(samples), float(tolerance)))
+
     def __repr__(self):
         return f"<mdl.Model {self.name!r}: positions {self.position_names}>"
+
+
+class PeriodicOrbit:
+    """A periodic orbit and its Floquet multipliers (Model.periodic_orbit)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+        self.t = self.orbit[:, 0]
+
+    def __repr__(self):
+        return (f"<mdl.PeriodicOrbit: period {self.period:.10g}, {self.stability}, "
+                f"max |mu| {self.max_modulus:.6g}>")
+
+
+class Branch:
+    """A continued branch of periodic orbits (Model.continuation); arrays by point."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __len__(self):
+        return len(self.parameter)
+
+    def points(self, label):
+        """The indices of the points with this label ("fold", "peak", ...)."""
+        return [i for i, name in enumerate(self.labels) if name == label]
+
+    def __repr__(self):
+        return f"<mdl.Branch in {self.parameter_name}: {len(self)} points; {self.stop}>"
 
 
 def compile_file(path, parameters=None, library=(), no_cache=False):

@@ -303,7 +303,7 @@ BranchPoint Continuer::branch_point(const Point& p, std::string label) {
     b.floquet = p.floquet;
     b.label = std::move(label);
     b.iterations = p.iterations;
-    b.amplitude = amplitudes(flow_.samples(0.0, b.q, b.v, b.period, options_.samples), n_);
+    b.amplitude = amplitudes(flow_.rk4_samples(0.0, b.q, b.v, b.period, options_.samples), n_);
     return b;
 }
 

@@ -39,7 +39,7 @@ struct ContinuationOptions {
     int max_points = 5000;
     double period = 0.0; // a forced model with explicit time: its period; autonomous: a guess
     ShootingOptions shooting = {};
-    Eigen::Index samples = 128; // per period, for the amplitudes
+    Eigen::Index samples = 256; // RK4 steps per period for the amplitudes (error ~1e-8)
 };
 
 struct BranchPoint {

@@ -172,6 +172,31 @@ Matrix Flow::samples(double t0, const Vector& q, const Vector& v, double T, Eige
     return rows;
 }
 
+Matrix Flow::rk4_samples(double t0, const Vector& q, const Vector& v, double T, Eigen::Index N) {
+    factor_mass();
+    Matrix rows(N + 1, 1 + 2 * n_);
+    Vector y(2 * n_), k1(2 * n_), k2(2 * n_), k3(2 * n_), k4(2 * n_), stage(2 * n_);
+    y << q, v;
+    const double h = T / static_cast<double>(N);
+    for (Eigen::Index i = 0;; ++i) {
+        const double t = t0 + h * static_cast<double>(i);
+        rows(i, 0) = t;
+        rows.row(i).tail(2 * n_) = y.transpose();
+        if (i == N) {
+            break;
+        }
+        field(t, y, k1, false);
+        stage = y + 0.5 * h * k1;
+        field(t + 0.5 * h, stage, k2, false);
+        stage = y + 0.5 * h * k2;
+        field(t + 0.5 * h, stage, k3, false);
+        stage = y + h * k3;
+        field(t + h, stage, k4, false);
+        y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+    }
+    return rows;
+}
+
 FlowEnd monodromy(const Model& model, double t0, const Vector& q, const Vector& v, double T,
                   const FlowOptions& options) {
     Flow flow(model, options);

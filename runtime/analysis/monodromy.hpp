@@ -67,6 +67,9 @@ public:
     FlowEnd monodromy(double t0, const Vector& q, const Vector& v, double T);
     // The orbit at t0 + i T/N, i = 0..N: N + 1 rows (t, q_1..q_n, v_1..v_n).
     Matrix samples(double t0, const Vector& q, const Vector& v, double T, Eigen::Index N);
+    // The same rows from N classical Runge-Kutta steps of T/N (no error control; error
+    // O((T/N)^4)): a cheap trace of the orbit, for amplitudes along a branch.
+    Matrix rk4_samples(double t0, const Vector& q, const Vector& v, double T, Eigen::Index N);
     // F(t, y) = (v, a), 2n.
     void vector_field(double t, const Vector& q, const Vector& v, Vector& rate);
 

@@ -166,6 +166,18 @@ typedef struct mdl_failure {
 /* 1 and *failure filled (strings valid while the result lives) when the run failed; else 0. */
 int mdl_result_failure(const mdl_result* result, mdl_failure* failure);
 
+/* The periodic orbit of the model with its current parameters (mdl/periodic.hpp, `mdl
+ * periodic`), by shooting. q and v (n doubles each): a first guess at t = 0 in (NULL: the
+ * start values), the orbit's state at t = 0 out (when not NULL). *period: the period in (0:
+ * from the model's vibrations; needed when the force uses time explicitly; a first guess for
+ * an autonomous model), the orbit's period out. multipliers_re and multipliers_im (2n doubles
+ * each, may be NULL): the Floquet multipliers by decreasing modulus. *stable (may be NULL): 1
+ * when every multiplier (but an autonomous orbit's trivial one) has |mu| <= 1 + 1e-6.
+ * Returns MDL_OK, MDL_BAD_SETTINGS (a model it does not cover: constraints, first-order
+ * states, M(q), events) or MDL_NUMERICAL_FAILURE (Newton did not converge), with *error. */
+int mdl_periodic_orbit(const mdl_model* model, double* q, double* v, double* period,
+                       double* multipliers_re, double* multipliers_im, int* stable, char** error);
+
 /* Stability charts (mdl/stability_chart.hpp, docs/analysis.md): the Floquet stability of a
  * periodic solution over a grid of two Real parameters, boundaries refined by bisection.
  *
