@@ -21,5 +21,8 @@ std::function<int()> add_plot_command(CLI::App& app);
 std::function<int()> add_cache_command(CLI::App& app);
 std::function<int()> add_export_command(CLI::App& app);
 std::function<int()> add_modes_command(CLI::App& app);
+std::function<int()> add_periodic_command(CLI::App& app);
+std::function<int()> add_continue_command(CLI::App& app);
+std::function<int()> add_stability_chart_command(CLI::App& app);
 
 } // namespace mdl::cli

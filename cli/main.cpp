@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
     auto run_cache = mdl::cli::add_cache_command(app);
     auto run_export = mdl::cli::add_export_command(app);
     auto run_modes = mdl::cli::add_modes_command(app);
+    auto run_periodic = mdl::cli::add_periodic_command(app);
+    auto run_continue = mdl::cli::add_continue_command(app);
+    auto run_stability_chart = mdl::cli::add_stability_chart_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -105,15 +108,18 @@ int main(int argc, char** argv) {
     try {
         inject_fault();
         using Command = std::pair<const char*, const std::function<int()>*>;
-        const std::array<Command, 9> commands = {{{"check", &run_check},
-                                                  {"compile", &run_compile},
-                                                  {"run", &run_run},
-                                                  {"reproduce", &run_reproduce},
-                                                  {"sweep", &run_sweep},
-                                                  {"plot", &run_plot},
-                                                  {"cache", &run_cache},
-                                                  {"export", &run_export},
-                                                  {"modes", &run_modes}}};
+        const std::array<Command, 12> commands = {{{"check", &run_check},
+                                                   {"compile", &run_compile},
+                                                   {"run", &run_run},
+                                                   {"reproduce", &run_reproduce},
+                                                   {"sweep", &run_sweep},
+                                                   {"plot", &run_plot},
+                                                   {"cache", &run_cache},
+                                                   {"export", &run_export},
+                                                   {"modes", &run_modes},
+                                                   {"periodic", &run_periodic},
+                                                   {"continue", &run_continue},
+                                                   {"stability-chart", &run_stability_chart}}};
         for (const auto& [name, command] : commands) {
             if (app.got_subcommand(name)) {
                 status = (*command)();

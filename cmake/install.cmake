@@ -31,7 +31,7 @@ foreach(source ${mdl_api_sources})
   list(APPEND mdl_shared_sources ${source})
 endforeach()
 set_target_properties(mdl_source mdl_parse mdl_flatten mdl_check mdl_symbolic mdl_codegen
-                      mdl_runtime mdl_multiscale
+                      mdl_runtime mdl_multiscale mdl_analysis
                       PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
 add_library(mdl_shared SHARED ${mdl_shared_sources})

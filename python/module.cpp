@@ -2,6 +2,7 @@
 // NumPy arrays, and simulate() over the library's one simulation driver (mdl/simulate.hpp),
 // with the GIL released while it integrates. python/mdl/__init__.py adds the rest of the
 // public module (the sweep, the result's conveniences) in Python.
+#include "chart_bindings.hpp"
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
 #include "mdl/simulation_settings.hpp"
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace py = pybind11;
+
+void register_periodic_bindings(py::module_& m); // periodic_bindings.cpp
 
 namespace {
 
@@ -338,4 +341,6 @@ PYBIND11_MODULE(_mdl, m) {
           });
     m.def("_setting_names", &mdl::setting_names);
     register_modes(m); // mdl.Model.modes()
+    register_periodic_bindings(m);
+    register_chart_bindings(m);
 }

@@ -29,7 +29,8 @@ import numpy
 from . import _mdl
 
 __all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "sweep", "SweepRun",
-           "CompileError", "NumericalFailure", "options"]
+           "CompileError", "NumericalFailure", "options", "PeriodicOrbit", "Branch",
+           "StabilityChart", "Modes"]
 
 
 class CompileError(Exception):
@@ -55,6 +56,7 @@ class NumericalFailure(RuntimeError):
 _mdl._register_exceptions(CompileError, NumericalFailure)
 
 Statistics = _mdl.Statistics
+StabilityChart = _mdl.StabilityChart
 
 
 def options():
@@ -207,6 +209,35 @@ class Model:
         """A model with these parameters set, sharing this one's compiled code."""
         return Model(self._native.with_parameters(parameters))
 
+    def stability_chart(self, ranges, grid=(41, 41), at=None, orbit=False, period=0.0,
+                        tolerance=1e-6, stability_tolerance=1e-6, threads=0):
+        """The Floquet stability of a periodic solution over a grid of two Real parameters,
+        boundaries refined by bisection (``mdl stability-chart``, docs/analysis.md)::
+
+            c = m.stability_chart({"a": (-2, 10), "q": (0, 5)}, grid=(61, 26))
+            c.x, c.y, c.verdict[i, j], c.max_multiplier, c.boundary["x"], c.svg()
+
+        ``ranges``: two parameters in order (the first varies slowest, the plot's x), each
+        (lo, hi) or (lo, hi, "log"). ``at``: a dict replacing start values ({"q": math.pi});
+        that state must stay a solution under the forcing. ``orbit``: the periodic orbit found
+        by shooting from it instead. ``threads`` 0: the hardware threads."""
+        if len(ranges) != 2:
+            raise ValueError("ranges: two parameters, as {'a': (0, 5), 'q': (0, 5)}")
+        if len(grid) != 2:
+            raise ValueError("grid: two numbers of points, as (50, 50)")
+        axes = []
+        for (name, spec), points in zip(ranges.items(), grid):
+            if len(spec) == 3 and spec[2] not in ("log", "lin"):
+                raise ValueError(f"{name}: the spacing is 'lin' or 'log', not {spec[2]!r}")
+            if len(spec) not in (2, 3):
+                raise ValueError(f"{name}: a range is (lo, hi) or (lo, hi, 'log')")
+            axes.append((name, float(spec[0]), float(spec[1]), int(points),
+                         len(spec) == 3 and spec[2] == "log"))
+        return _mdl._stability_chart(self._native, axes[0], axes[1],
+                                     [(k, float(v)) for k, v in (at or {}).items()],
+                                     bool(orbit), float(period or 0.0), float(tolerance),
+                                     float(stability_tolerance), int(threads))
+
     def simulate(self, method=None, **options):
         """Simulates the model with its current parameters and returns a ``Result``.
 
@@ -232,6 +263,36 @@ class Model:
         depends on time, moving constraints)."""
         return Modes(_mdl._modes(self._native, dict(at or {}), str(search), float(tolerance),
                                  int(max_iterations)))
+    def periodic_orbit(self, period=None, q=None, v=None, samples=200, tolerance=1e-10,
+                       max_iterations=40, **parameters):
+        """The periodic orbit by shooting, as ``mdl periodic`` finds it (docs/analysis.md):
+        a ``PeriodicOrbit`` with ``period``, ``q``, ``v`` (the state at t = 0),
+        ``multipliers`` (complex, by decreasing modulus), ``max_modulus``, ``stable``,
+        ``stability``, ``monodromy`` (2n x 2n), ``t`` and ``orbit`` (samples + 1 rows: the
+        positions then the velocities over one period). ``period``: needed when the force uses
+        time explicitly, a first guess for an autonomous model; ``q``, ``v``: a first guess
+        (default: the start values); other keywords set parameters. Raises
+        ``NumericalFailure`` when Newton does not converge, ``ValueError`` for a model it does
+        not cover."""
+        native = self._native.with_parameters(parameters) if parameters else self._native
+        return PeriodicOrbit(_mdl._periodic_orbit(native, {}, float(period or 0.0), q, v,
+                                                  int(samples), float(tolerance),
+                                                  int(max_iterations)))
+
+    def continuation(self, parameter, start, stop, ds=0.05, ds_min=1e-7, ds_max=0.2,
+                     max_points=5000, period=None, q=None, v=None, samples=256,
+                     tolerance=1e-10, **parameters):
+        """Continues the periodic orbit in ``parameter`` from ``start`` towards ``stop``, as
+        ``mdl continue -p name=start:stop`` (docs/analysis.md): a ``Branch`` of NumPy arrays,
+        one row per point, ``parameter``, ``period``, ``amplitude`` (points x n),
+        ``q``, ``v``, ``multipliers`` (points x 2n, complex), ``max_modulus``, ``stable``,
+        and ``labels`` ("fold", "period-doubling", "neimark-sacker", "peak", "start", "end"
+        or ""). Other keywords set parameters."""
+        native = self._native.with_parameters(parameters) if parameters else self._native
+        return Branch(_mdl._continuation(native, parameter, float(start), float(stop), {},
+                                         float(ds), float(ds_min), float(ds_max),
+                                         int(max_points), float(period or 0.0), q, v,
+                                         int(samples), float(tolerance)))
 
     def __repr__(self):
         return f"<mdl.Model {self.name!r}: positions {self.position_names}>"
@@ -251,6 +312,33 @@ class Modes:
         more = ", ..." if len(self) > 6 else ""
         return (f"<mdl.Modes: {len(self)} modes, {self.degrees_of_freedom} degrees of freedom; "
                 f"omega [rad/s] {listed}{more}>")
+class PeriodicOrbit:
+    """A periodic orbit and its Floquet multipliers (Model.periodic_orbit)."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+        self.t = self.orbit[:, 0]
+
+    def __repr__(self):
+        return (f"<mdl.PeriodicOrbit: period {self.period:.10g}, {self.stability}, "
+                f"max |mu| {self.max_modulus:.6g}>")
+
+
+class Branch:
+    """A continued branch of periodic orbits (Model.continuation); arrays by point."""
+
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+    def __len__(self):
+        return len(self.parameter)
+
+    def points(self, label):
+        """The indices of the points with this label ("fold", "peak", ...)."""
+        return [i for i, name in enumerate(self.labels) if name == label]
+
+    def __repr__(self):
+        return f"<mdl.Branch in {self.parameter_name}: {len(self)} points; {self.stop}>"
 
 
 def compile_file(path, parameters=None, library=(), no_cache=False):

@@ -193,6 +193,56 @@ const char* mdl_modes_kind(const mdl_modes_result* result, size_t mode);
 const double* mdl_modes_shapes(const mdl_modes_result* result);
 /* The equilibrium q*, n doubles. */
 const double* mdl_modes_equilibrium(const mdl_modes_result* result);
+/* The periodic orbit of the model with its current parameters (mdl/periodic.hpp, `mdl
+ * periodic`), by shooting. q and v (n doubles each): a first guess at t = 0 in (NULL: the
+ * start values), the orbit's state at t = 0 out (when not NULL). *period: the period in (0:
+ * from the model's vibrations; needed when the force uses time explicitly; a first guess for
+ * an autonomous model), the orbit's period out. multipliers_re and multipliers_im (2n doubles
+ * each, may be NULL): the Floquet multipliers by decreasing modulus. *stable (may be NULL): 1
+ * when every multiplier (but an autonomous orbit's trivial one) has |mu| <= 1 + 1e-6.
+ * Returns MDL_OK, MDL_BAD_SETTINGS (a model it does not cover: constraints, first-order
+ * states, M(q), events) or MDL_NUMERICAL_FAILURE (Newton did not converge), with *error. */
+int mdl_periodic_orbit(const mdl_model* model, double* q, double* v, double* period,
+                       double* multipliers_re, double* multipliers_im, int* stable, char** error);
+
+/* Stability charts (mdl/stability_chart.hpp, docs/analysis.md): the Floquet stability of a
+ * periodic solution over a grid of two Real parameters, boundaries refined by bisection.
+ *
+ *     mdl_chart_range a = {"a", -2, 10, 61, 0}, q = {"q", 0, 5, 26, 0};
+ *     mdl_chart* c = NULL;
+ *     if (mdl_stability_chart(m, a, q, NULL, 0, 0, &c, &error) != MDL_OK) { ... }
+ *     mdl_chart_verdicts(c)[i * 26 + j]       1 stable, 0 unstable, -1 failed
+ *     mdl_chart_write(c, "grid.csv", "boundary.csv", "chart.svg", &error);
+ *     mdl_chart_free(c);
+ *
+ * `at`: replaced start values, "q=3.141592653589793,der(q)=0" (NULL: the start state), a state
+ * that stays a solution under the forcing; `orbit` non-zero: the periodic orbit found by
+ * shooting from it instead; `threads` 0: the hardware threads. The boundary tolerance is
+ * 1e-6 of each range, stability |mu| <= 1 + 1e-6. MDL_BAD_SETTINGS with *error for an
+ * unknown parameter or coordinate, a bad range, or a model the variational equations do not
+ * cover. Points whose solution cannot be computed are failed verdicts. */
+typedef struct mdl_chart_range {
+    const char* name;
+    double lo, hi;
+    size_t points; /* >= 2 */
+    int log;       /* non-zero: evenly spaced in log10 */
+} mdl_chart_range;
+typedef struct mdl_chart mdl_chart;
+int mdl_stability_chart(const mdl_model* model, mdl_chart_range x, mdl_chart_range y,
+                        const char* at, int orbit, size_t threads, mdl_chart** chart,
+                        char** error);
+void mdl_chart_free(mdl_chart* chart);
+/* x.points * y.points verdicts (1 stable, 0 unstable, -1 failed) and max |multiplier| (NaN
+ * where failed), point (i, j) at i * y.points + j; owned by the chart. */
+const int* mdl_chart_verdicts(const mdl_chart* chart);
+const double* mdl_chart_max_multipliers(const mdl_chart* chart);
+/* The refined boundary points: their number, and (x, y) pairs (2 doubles each). */
+size_t mdl_chart_boundary_size(const mdl_chart* chart);
+const double* mdl_chart_boundary(const mdl_chart* chart);
+/* Writes the grid CSV, the boundary CSV and the SVG plot (each may be NULL): 0, or non-zero
+ * with *error naming the file. */
+int mdl_chart_write(const mdl_chart* chart, const char* grid_csv, const char* boundary_csv,
+                    const char* svg, char** error);
 
 #ifdef __cplusplus
 }
