@@ -650,6 +650,27 @@ bool refine_micro_steps(std::size_t current, std::size_t& steps, const ErrorEsti
     return true;
 }
 
+// The macro part's refinement, shared by hmm, strobo and hmm-stiff: the macro step H of a
+// macro method of `order` reduced until the macro error meets half the tolerance (to a whole
+// number of steps over `span` when `whole_steps`); false when more than 10^6 steps would be
+// needed.
+bool refine_macro_step(double& H, double span, bool whole_steps, const ErrorEstimate& e, int order,
+                       std::string& notes) {
+    double refined = refined_step(H, e.macro, e.tolerance / 2.0, order);
+    if (whole_steps) {
+        const double steps = std::ceil(span / refined - 1e-9);
+        if (!(steps <= 1e6)) {
+            return false;
+        }
+        refined = span / steps;
+    } else if (!(span / refined <= 1e6)) {
+        return false;
+    }
+    add_note(notes, fmt::format("H {:g} -> {:g}", H, refined));
+    H = refined;
+    return true;
+}
+
 SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
                              const runtime::Model& model, const std::string& method,
                              const Output& output) {
@@ -679,15 +700,9 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
             return refine_micro_steps(st.micro_steps_per_period, options.micro_steps_per_period, e,
                                       2, notes);
         }
-        if (part == ErrorPart::macro && accuracy.macro_free) {
-            const double steps = std::ceil(
-                span / refined_step(options.macro_step, e.macro, e.tolerance / 2.0, 2) - 1e-9);
-            if (!(steps <= 1e6)) {
-                return false;
-            }
-            add_note(notes, fmt::format("H {:g} -> {:g}", options.macro_step, span / steps));
+        if (part == ErrorPart::macro && accuracy.macro_free &&
+            refine_macro_step(options.macro_step, span, true, e, 2, notes)) {
             options.micro_steps_per_period = st.micro_steps_per_period;
-            options.macro_step = span / steps;
             return true;
         }
         return false;
@@ -812,13 +827,8 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
                 tighten(options.rtol, options.atol, e.macro, e.tolerance / 2.0, notes);
                 return true;
             }
-            const double H = refined_step(options.macro_step, e.macro, e.tolerance / 2.0, 4);
-            if (!((options.t_end - r.start) / H <= 1e6)) {
-                return false;
-            }
-            add_note(notes, fmt::format("H {:g} -> {:g}", options.macro_step, H));
-            options.macro_step = H;
-            return true;
+            return refine_macro_step(options.macro_step, options.t_end - r.start, false, e, 4,
+                                     notes);
         }
         return false;
     };
@@ -964,14 +974,7 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
                 tighten(options.rtol, options.atol, e.macro, e.tolerance / 2.0, notes);
                 return true;
             }
-            const double steps = std::ceil(
-                span / refined_step(options.macro_step, e.macro, e.tolerance / 2.0, 4) - 1e-9);
-            if (!(steps <= 1e6)) {
-                return false;
-            }
-            add_note(notes, fmt::format("H {:g} -> {:g}", options.macro_step, span / steps));
-            options.macro_step = span / steps;
-            return true;
+            return refine_macro_step(options.macro_step, span, true, e, 4, notes);
         }
         return false;
     };

@@ -256,8 +256,8 @@ private:
     std::unique_ptr<StroboscopicField> fine_, shadow_;
     ErrorAccumulator error_;
     Vector Y2H_, F_fine_, k_shadow_;
-    std::size_t doubling_end_ = 0, sampled_step_ = 0;
-    double local_error_ = 0.0, local_velocity_error_ = 0.0;
+    Rk4DoublingError doubling_;
+    std::size_t sampled_step_ = 0;
     double amplitude_ = 0.0; // the fast oscillation's, at the last micro sample
 };
 
