@@ -582,6 +582,18 @@ double macro_step(const SimulationSettings& o, const CompiledModel& compiled, bo
     return H;
 }
 
+// A default macro step `fixed` of a method taking whole macro steps, when neither a flag nor
+// the annotation sets it: the largest step up to it that divides the interval (a stop time
+// that is no multiple of the default is not refused; the tolerance control refines it).
+double default_whole_step(const SimulationSettings& o, const CompiledModel& compiled, double fixed,
+                          double start, double stop) {
+    if (o.step || compiled.has_setting("step") || !(stop > start) || !std::isfinite(stop - start)) {
+        return fixed;
+    }
+    const double steps = std::max(1.0, std::ceil((stop - start) / fixed - 1e-9));
+    return steps <= max_steps ? (stop - start) / steps : fixed;
+}
+
 // HMM: a macro step H of the averaged motion; each averaged force from a micro-integration of
 // the model over a window of fast periods (docs/hmm.md).
 runtime::multiscale::HmmOptions hmm_options(const SimulationSettings& o,
@@ -598,7 +610,9 @@ runtime::multiscale::HmmOptions hmm_options(const SimulationSettings& o,
     require_positive("--window", o.window, "the filter window in fast periods");
     options.window_periods = o.window.value_or(compiled.number_setting("window", 0.0));
     multiscale_interval(o, compiled, r, options.t_end);
-    options.macro_step = macro_step(o, compiled, false, 1.0 / 80, r.start, options.t_end);
+    options.macro_step = macro_step(
+        o, compiled, false, default_whole_step(o, compiled, 1.0 / 80, r.start, options.t_end),
+        r.start, options.t_end);
     require_whole_steps(o, r.start, options.t_end, options.macro_step, method);
     options.macro_time_scale =
         o.macro_time.value_or(compiled.number_setting("macro_time_scale", 1.0));
@@ -885,7 +899,10 @@ runtime::multiscale::StiffHmmOptions stiff_hmm_options(const SimulationSettings&
     options.macro = macro_integrator(o, compiled, ms::parse_stiff_macro);
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
     multiscale_interval(o, compiled, r, options.t_end);
-    options.macro_step = macro_step(o, compiled, adaptive, 1.0 / 32, r.start, options.t_end);
+    options.macro_step = macro_step(
+        o, compiled, adaptive,
+        adaptive ? 1.0 / 32 : default_whole_step(o, compiled, 1.0 / 32, r.start, options.t_end),
+        r.start, options.t_end);
     if (!adaptive) {
         require_whole_steps(o, r.start, options.t_end, options.macro_step, "hmm-stiff");
     }
