@@ -690,8 +690,7 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     const double H = t_next - t_;
     StroboscopicField& F = *field_;
     F.evaluate(t_, Y_, k1_);
-    if (options_.estimate_error &&
-        (step_ - 1) % std::max<std::size_t>(1, options_.estimate_every) == 0) {
+    if (options_.estimate_error && (step_ - 1) % rk4_sample_every() == 0) {
         sample_error(t_, true);
         if (step_ + 1 < steps_) {
             start_doubling(H);
@@ -711,6 +710,15 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     }
     output(s);
     done_ = step_ >= steps_;
+}
+
+// The rk4 macro's sampling of the estimate: every `estimate_every` steps, but at least 8 samples
+// a run (a short run's few samples missed where its local errors grow: a double pendulum in
+// joint angles with 16 steps of pi/50 sampled at steps 1 and 9 estimated 4.2e-4 for an error of
+// 0.09; sampled every step, 6.3e-3).
+std::size_t StroboscopicIntegrator::rk4_sample_every() const {
+    return std::clamp<std::size_t>(steps_ / 8, 1,
+                                   std::max<std::size_t>(1, options_.estimate_every));
 }
 
 // Dormand-Prince 5(4) (Hairer's dopri5.f coefficients), on Y' = F(Y).
