@@ -12,8 +12,8 @@
 //    none > 10;
 //  - the same method with the defaults (the tolerance control choosing H and the micro steps):
 //    an accepted run's true error at most 10 times its tolerance, a refusal only on the
-//    tolerance (issue 31's "done when"). Runs without an estimate skip this (the estimates are another branch's
-//    work) and are held to the fixed tolerances of crossvalidation_test.cpp instead.
+//    tolerance (issue 31's "done when"). A run without an estimate is held to the fixed
+//    tolerances of crossvalidation_test.cpp instead.
 // And per method: it accepts at least 80 % of the models of its documented class
 // (docs/methods.md): hmm every unconstrained model (with --filter spline for velocity-dependent
 // forces and odd waves, as `mdl check` says), hmm-shake the constrained models without
