@@ -90,4 +90,52 @@ double refined_step(double step, double error, double target, int order) {
            std::clamp(0.9 * std::pow(target / error, 1.0 / static_cast<double>(order)), 0.1, 0.7);
 }
 
+// "a; b": the refinements a controlled run made, for its summary.
+void add_note(std::string& notes, const std::string& note) {
+    notes += (notes.empty() ? "" : "; ") + note;
+}
+
+// The micro part's refinement, shared by hmm, strobo and hmm-stiff: `current` micro steps per
+// period raised, for a micro method of `order`, until the micro error meets a quarter of the
+// tolerance, into `steps`; false when more than 10^5 would be needed.
+bool refine_micro_steps(std::size_t current, std::size_t& steps, const ErrorEstimate& e, int order,
+                        std::string& notes) {
+    const std::size_t n = refined_count(current, e.micro, e.tolerance / 4.0, order, 1e5);
+    if (n == 0) {
+        return false;
+    }
+    add_note(notes, fmt::format("micro steps per period {} -> {}", current, n));
+    steps = n;
+    return true;
+}
+
+// The macro part's refinement, shared by hmm, strobo and hmm-stiff: the macro step H of a
+// macro method of `order` reduced until the macro error meets half the tolerance (to a whole
+// number of steps over `span` when `whole_steps`); false when more than 10^6 steps would be
+// needed.
+bool refine_macro_step(double& H, double span, bool whole_steps, const ErrorEstimate& e, int order,
+                       std::string& notes) {
+    double refined = refined_step(H, e.macro, e.tolerance / 2.0, order);
+    if (whole_steps) {
+        const double steps = std::ceil(span / refined - 1e-9);
+        if (!(steps <= 1e6)) {
+            return false;
+        }
+        refined = span / steps;
+    } else if (!(span / refined <= 1e6)) {
+        return false;
+    }
+    add_note(notes, fmt::format("H {:g} -> {:g}", H, refined));
+    H = refined;
+    return true;
+}
+
+// The dopri5 macro's tolerances scaled to bring its part of the estimate to `target`.
+void tighten(double& rtol, double& atol, double error, double target, std::string& notes) {
+    const double factor = std::clamp(0.5 * target / error, 1e-3, 0.3);
+    add_note(notes, fmt::format("macro rtol {:g} -> {:g}", rtol, rtol * factor));
+    rtol *= factor;
+    atol *= factor;
+}
+
 } // namespace mdl

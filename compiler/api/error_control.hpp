@@ -184,4 +184,15 @@ std::size_t refined_count(std::size_t count, double error, double target, int or
 // A step for an error `error` of a method of order p to meet `target` (0.1 to 0.7 times H).
 double refined_step(double step, double error, double target, int order);
 
+// "a; b": the refinements a controlled run made, for its summary.
+void add_note(std::string& notes, const std::string& note);
+// The micro part's refinement of hmm, strobo and hmm-stiff (micro steps per period).
+bool refine_micro_steps(std::size_t current, std::size_t& steps, const ErrorEstimate& e, int order,
+                        std::string& notes);
+// The macro part's refinement of hmm, strobo and hmm-stiff (the macro step H).
+bool refine_macro_step(double& H, double span, bool whole_steps, const ErrorEstimate& e, int order,
+                       std::string& notes);
+// The dopri5 macro's tolerances scaled to bring its part of the estimate to `target`.
+void tighten(double& rtol, double& atol, double error, double target, std::string& notes);
+
 } // namespace mdl

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 
 namespace mdl::runtime::multiscale {
 
@@ -72,6 +73,40 @@ private:
         double position = 0.0, velocity = 0.0, rate_q = 0.0, rate_v = 0.0;
     };
     Entry parts_[3];
+};
+
+// The local errors of an rk4 macro from step doubling (strobo's and hmm-stiff's): a doubled
+// pair (one step of 2H beside the two steps of H) measured every few steps; two steps of H
+// and one of 2H differ by 2^5 - 2 = 30 local errors. The pair's end adds two local errors,
+// and each step until the next pair adds the last one measured.
+class Rk4DoublingError {
+public:
+    // A doubled pair starts with step `first` (counted from 1): it ends with step first + 1.
+    void start(std::size_t first) { end_ = first + 1; }
+    // After step `step` (counted from 1), once the parts were advanced over it:
+    // `difference()` returns the max norms of the positions' and velocities' differences
+    // between the two steps of H and the one of 2H, asked only at a pair's end.
+    template <class Difference>
+    void account(ErrorAccumulator& error, std::size_t step, Difference difference) {
+        if (end_ != 0 && step + 1 == end_) {
+            return; // the first step of a doubled pair: accounted at its end
+        }
+        if (end_ != 0 && step == end_) {
+            const auto [dq, dv] = difference();
+            position_ = dq / 30.0;
+            velocity_ = dv / 30.0;
+            error.add_position(ErrorAccumulator::macro, 2.0 * position_);
+            error.add_velocity(ErrorAccumulator::macro, 2.0 * velocity_);
+            end_ = 0;
+            return;
+        }
+        error.add_position(ErrorAccumulator::macro, position_);
+        error.add_velocity(ErrorAccumulator::macro, velocity_);
+    }
+
+private:
+    std::size_t end_ = 0;
+    double position_ = 0.0, velocity_ = 0.0;
 };
 
 // Richardson's factor 2^p/(2^p - 1): the error at h from the difference of the results at h

@@ -262,9 +262,8 @@ struct StiffHmmIntegrator::Impl {
             F_half = Vector::Zero(s.q.size());
             shadow_rk4.emplace(*model, StiffAveragedForce(*shadow));
             error = ErrorAccumulator{};
-            doubling_end = 0;
+            doubling = Rk4DoublingError{};
             sampled = 0;
-            local_error = local_velocity_error = 0.0;
             F_coarse = Vector::Zero(s.q.size());
             F_fine = F_coarse;
             // the fast oscillation's amplitude: what the projection removed from the given state
@@ -371,23 +370,14 @@ struct StiffHmmIntegrator::Impl {
     }
 
     // After an rk4 step of H: the parts propagated; the step's local error from the last
-    // doubling, |y_HH - y_2H|/30 in the positions, held until the next (as strobo's).
+    // doubling (as strobo's).
     void account_rk4(double H) {
         error.advance(H);
-        if (doubling_end != 0 && step + 1 == doubling_end) {
-            return;
-        }
-        if (doubling_end != 0 && step == doubling_end) {
+        doubling.account(error, step, [&] {
             const bool empty = y.q.size() == 0;
-            local_error = empty ? 0.0 : (y.q - doubled.q).cwiseAbs().maxCoeff() / 30.0;
-            local_velocity_error = empty ? 0.0 : (y.v - doubled.v).cwiseAbs().maxCoeff() / 30.0;
-            error.add_position(ErrorAccumulator::macro, 2.0 * local_error);
-            error.add_velocity(ErrorAccumulator::macro, 2.0 * local_velocity_error);
-            doubling_end = 0;
-            return;
-        }
-        error.add_position(ErrorAccumulator::macro, local_error);
-        error.add_velocity(ErrorAccumulator::macro, local_velocity_error);
+            return std::pair{empty ? 0.0 : (y.q - doubled.q).cwiseAbs().maxCoeff(),
+                             empty ? 0.0 : (y.v - doubled.v).cwiseAbs().maxCoeff()};
+        });
     }
 
     void rk4_advance() {
@@ -400,7 +390,7 @@ struct StiffHmmIntegrator::Impl {
             if (step + 1 <= steps && !reprojects) {
                 doubled = y;
                 shadow_rk4->step(doubled, 2.0 * options.macro_step);
-                doubling_end = step + 1;
+                doubling.start(step);
             }
         }
         rk4->step(y, t_next - y.t);
@@ -521,8 +511,8 @@ struct StiffHmmIntegrator::Impl {
     ErrorAccumulator error;
     State doubled;
     Vector F_coarse, F_fine, F_half;
-    std::size_t doubling_end = 0, sampled = 0;
-    double local_error = 0.0, local_velocity_error = 0.0;
+    Rk4DoublingError doubling;
+    std::size_t sampled = 0;
 };
 
 StiffHmmIntegrator::StiffHmmIntegrator(const Model& model, const StiffHmmOptions& options)

@@ -492,9 +492,8 @@ void StroboscopicIntegrator::start(State& state) {
             *v = Vector::Zero(Y_.size());
         }
         error_ = ErrorAccumulator{};
-        doubling_end_ = 0;
+        doubling_ = Rk4DoublingError{};
         sampled_step_ = 0;
-        local_error_ = local_velocity_error_ = 0.0;
     }
     outputs_ = 1;
     rejected_ = 0;
@@ -658,7 +657,7 @@ void StroboscopicIntegrator::start_doubling(double H) {
     if (model_->constrained() && options_.project) {
         shadow_->project(Y2H_, t_ + H2, H2);
     }
-    doubling_end_ = step_ + 1; // step_ counts the step being taken
+    doubling_.start(step_); // step_ counts the step being taken
 }
 
 // After a macro step of H: every part propagated; the macro part by the step's local error:
@@ -675,20 +674,10 @@ void StroboscopicIntegrator::account_step(double H) {
         error_.add_velocity(ErrorAccumulator::macro, part(Ytmp_, n));
         return;
     }
-    if (doubling_end_ != 0 && step_ + 1 == doubling_end_) {
-        return; // the first step of a doubled pair: accounted at its end
-    }
-    if (doubling_end_ != 0 && step_ == doubling_end_) {
+    doubling_.account(error_, step_, [&] {
         Y2H_ -= Y_;
-        local_error_ = part(Y2H_, 0) / 30.0;
-        local_velocity_error_ = part(Y2H_, n) / 30.0;
-        error_.add_position(ErrorAccumulator::macro, 2.0 * local_error_);
-        error_.add_velocity(ErrorAccumulator::macro, 2.0 * local_velocity_error_);
-        doubling_end_ = 0;
-        return;
-    }
-    error_.add_position(ErrorAccumulator::macro, local_error_);
-    error_.add_velocity(ErrorAccumulator::macro, local_velocity_error_);
+        return std::pair{part(Y2H_, 0), part(Y2H_, n)};
+    });
 }
 
 void StroboscopicIntegrator::rk4_advance(State& s) {
@@ -701,8 +690,7 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     const double H = t_next - t_;
     StroboscopicField& F = *field_;
     F.evaluate(t_, Y_, k1_);
-    if (options_.estimate_error &&
-        (step_ - 1) % std::max<std::size_t>(1, options_.estimate_every) == 0) {
+    if (options_.estimate_error && (step_ - 1) % rk4_sample_every() == 0) {
         sample_error(t_, true);
         if (step_ + 1 < steps_) {
             start_doubling(H);
@@ -722,6 +710,15 @@ void StroboscopicIntegrator::rk4_advance(State& s) {
     }
     output(s);
     done_ = step_ >= steps_;
+}
+
+// The rk4 macro's sampling of the estimate: every `estimate_every` steps, but at least 8 samples
+// a run (a short run's few samples missed where its local errors grow: a double pendulum in
+// joint angles with 16 steps of pi/50 sampled at steps 1 and 9 estimated 4.2e-4 for an error of
+// 0.09; sampled every step, 6.3e-3).
+std::size_t StroboscopicIntegrator::rk4_sample_every() const {
+    return std::clamp<std::size_t>(steps_ / 8, 1,
+                                   std::max<std::size_t>(1, options_.estimate_every));
 }
 
 // Dormand-Prince 5(4) (Hairer's dopri5.f coefficients), on Y' = F(Y).

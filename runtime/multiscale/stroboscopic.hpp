@@ -229,6 +229,7 @@ private:
     void check_step_budget() const;
     bool on_stroboscope(double t) const;
     void sample_error(double t, bool fresh); // the micro and differencing errors at Y_
+    std::size_t rk4_sample_every() const;    // the estimate's sampling of an rk4 run
     void start_doubling(double H);           // rk4: one step of 2H from Y_ into Y2H_
     void account_step(double H);             // after a macro step of H: the parts
     void finish_step();    // after a macro step: the projection (constrained models)
@@ -256,8 +257,8 @@ private:
     std::unique_ptr<StroboscopicField> fine_, shadow_;
     ErrorAccumulator error_;
     Vector Y2H_, F_fine_, k_shadow_;
-    std::size_t doubling_end_ = 0, sampled_step_ = 0;
-    double local_error_ = 0.0, local_velocity_error_ = 0.0;
+    Rk4DoublingError doubling_;
+    std::size_t sampled_step_ = 0;
     double amplitude_ = 0.0; // the fast oscillation's, at the last micro sample
 };
 

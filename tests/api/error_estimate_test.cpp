@@ -135,8 +135,9 @@ TEST_CASE("strobo on a pendulum with a rod: the estimate sees the unresolved per
         CHECK(r.statistics.summary.find("micro steps per period 10 -> ") != std::string::npos);
         CHECK(error <= 3.0 * e.total);
         CHECK(error <= e.tolerance);
-        // the default tolerance: rtol 1e-3, atol 1e-6 against the largest |q_i| (the rod, 0.2)
-        CHECK(e.tolerance == Approx(1e-6 + 1e-3 * 0.2).epsilon(1e-6));
+        // the default tolerance: rtol 1e-3, atol 1e-6 against the largest |q_i| at the outputs
+        // (the rod, 0.2, and the fast displacement at outputs between stroboscopic times)
+        CHECK(e.tolerance == Approx(1e-6 + 1e-3 * 0.2).epsilon(1e-2));
     }
 }
 

@@ -7,9 +7,13 @@
 //    coincide there); hmm and hmm-shake against the direct solution's mean over the fast
 //    period around T (the averaged motion up to O(1/omega^2));
 //  - the run's own error estimate (SimulationStatistics::error_estimate) when it has one: the
-//    ratio true error / estimate, whose distribution is printed; at least 95 % of the ratios
-//    <= 3 and none > 10. Runs without an estimate skip this (the estimates are another branch's
-//    work) and are held to the fixed tolerances of crossvalidation_test.cpp instead.
+//    ratio true error / estimate (both in position units), whose distribution is printed with
+//    the quantiles of estimate / true error per method; at least 95 % of the ratios <= 3 and
+//    none > 10;
+//  - the same method with the defaults (the tolerance control choosing H and the micro steps):
+//    an accepted run's true error at most 10 times its tolerance, a refusal only on the
+//    tolerance (issue 31's "done when"). A run without an estimate is held to the fixed
+//    tolerances of crossvalidation_test.cpp instead.
 // And per method: it accepts at least 80 % of the models of its documented class
 // (docs/methods.md): hmm every unconstrained model (with --filter spline for velocity-dependent
 // forces and odd waves, as `mdl check` says), hmm-shake the constrained models without
@@ -85,7 +89,8 @@ Direct direct(const CompiledModel& model) {
 struct Outcome {
     bool accepted = false;
     std::string reason;
-    double error = 0.0;
+    double error = 0.0;    // relative to 1 + max |q|
+    double absolute = 0.0; // in position units (the estimate's and the tolerance's)
     std::optional<ErrorEstimate> estimate;
 };
 
@@ -101,6 +106,7 @@ Outcome run(const CompiledModel& model, const SimulationSettings& s, const Direc
         for (std::size_t i = 0; i < n; ++i) {
             o.error = std::max(o.error, std::abs(r.positions[last * n + i] - ref[i]));
         }
+        o.absolute = o.error;
         o.error /= d.scale;
         o.estimate = r.statistics.error_estimate;
         o.accepted = true;
@@ -116,7 +122,10 @@ TEST_CASE("extended random vibrated models: true errors, error estimates, accept
           "[multiscale][crossvalidation][extended]") {
     std::map<std::string, std::size_t> in_class, accepted, accepted_in_class;
     std::map<std::string, std::map<std::string, std::size_t>> family_runs, family_accepted;
-    std::vector<double> ratios;          // true error / estimate
+    std::vector<double> ratios;                               // true error / estimate
+    std::map<std::string, std::vector<double>> overestimates; // estimate / true error, per method
+    std::map<std::string, std::vector<double>> controlled_errors; // true error / tolerance
+    std::map<std::string, std::size_t> controlled_stops;          // runs that stopped
     std::map<std::string, double> worst; // the largest true error / fixed tolerance
     const std::size_t count = model_count();
     for (std::uint64_t seed = 1; seed <= count; ++seed) {
@@ -158,6 +167,29 @@ TEST_CASE("extended random vibrated models: true errors, error estimates, accept
         strobo.micro_steps_per_period = 40;
         variants.push_back({"strobo", true, strobo, true});
 
+        // with the defaults (the step and micro steps left to the tolerance control): an
+        // accepted run's error at most 10 times its tolerance (issue 31's "done when")
+        for (const Variant& v : variants) {
+            if (!v.in_class) {
+                continue; // refused with its documented reason (below)
+            }
+            SimulationSettings controlled = v.settings;
+            controlled.step.reset();
+            controlled.micro_steps_per_period.reset();
+            const Outcome out = run(model, controlled, d, v.stroboscopic);
+            INFO(v.method << " with the defaults: "
+                          << (out.accepted ? "error " + std::to_string(out.absolute) : out.reason));
+            if (!out.accepted) {
+                ++controlled_stops[v.method];
+                CHECK(out.reason.find("error estimate") != std::string::npos);
+                continue;
+            }
+            REQUIRE(out.estimate);
+            const double ratio = out.absolute / out.estimate->tolerance;
+            controlled_errors[v.method].push_back(ratio);
+            CHECK(ratio <= 10.0);
+        }
+
         for (const Variant& v : variants) {
             const Outcome out = run(model, v.settings, d, v.stroboscopic);
             INFO(v.method << ": "
@@ -175,8 +207,11 @@ TEST_CASE("extended random vibrated models: true errors, error estimates, accept
                 ++accepted_in_class[v.method];
             }
             if (out.estimate) {
-                ratios.push_back(out.error / std::max(out.estimate->total, 1e-300));
-                CHECK(out.error <= 10.0 * out.estimate->total);
+                // both in position units: the estimate is not relative to max |q|
+                ratios.push_back(out.absolute / std::max(out.estimate->total, 1e-300));
+                overestimates[v.method].push_back(out.estimate->total /
+                                                  std::max(out.absolute, 1e-300));
+                CHECK(out.absolute <= 10.0 * out.estimate->total);
             } else {
                 // the fixed tolerances of crossvalidation_test.cpp (H = T/64 = 0.015 s), the
                 // macro term scaled by the averaged motion's (Omega H)^2 (seed 247 of the
@@ -202,6 +237,27 @@ TEST_CASE("extended random vibrated models: true errors, error estimates, accept
                     << " of the fixed tolerance)" << families);
         // a method refusing the models of its documented class fails the suite
         CHECK(static_cast<double>(accepted_in_class[method]) >= 0.8 * static_cast<double>(n));
+    }
+    for (auto& [method, r] : overestimates) {
+        std::sort(r.begin(), r.end());
+        const auto at = [&](double p) {
+            return r[static_cast<std::size_t>(p * static_cast<double>(r.size() - 1))];
+        };
+        const auto under = std::count_if(r.begin(), r.end(), [](double x) { return x < 1.0; });
+        WARN(method << ": estimate / true error over " << r.size() << " runs: min " << r.front()
+                    << ", 5 % " << at(0.05) << ", 25 % " << at(0.25) << ", median " << at(0.5)
+                    << ", 75 % " << at(0.75) << ", 95 % " << at(0.95) << ", max " << r.back()
+                    << "; underestimates (< 1) " << under << ", below 1/3 "
+                    << std::count_if(r.begin(), r.end(), [](double x) { return x < 1.0 / 3.0; }));
+    }
+    for (auto& [method, r] : controlled_errors) {
+        std::sort(r.begin(), r.end());
+        WARN(method << " with the defaults: " << r.size() << " runs accepted, "
+                    << controlled_stops[method] << " stopped on the tolerance; true error / "
+                    << "tolerance: median " << r[r.size() / 2] << ", 95 % "
+                    << r[static_cast<std::size_t>(0.95 * static_cast<double>(r.size() - 1))]
+                    << ", max " << r.back() << ", above 1: "
+                    << std::count_if(r.begin(), r.end(), [](double x) { return x > 1.0; }));
     }
     if (!ratios.empty()) {
         std::sort(ratios.begin(), ratios.end());
