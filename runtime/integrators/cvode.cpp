@@ -1,6 +1,6 @@
 #include "runtime/integrators/cvode.hpp"
 
-#include "runtime/events/hermite_step.hpp"
+#include "runtime/events/held_contact_steps.hpp"
 #include "runtime/integrators/constrained_acceleration.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/rk4.hpp"
@@ -557,13 +557,7 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
     EventTracker tracker(model, name, events);
     if (model.constrained()) {
         // the rates and the release test with the constraint forces
-        auto force = std::make_shared<ConstrainedModelForce>(model, SolverOptions{}, name);
-        tracker.set_acceleration([force](const State& s, Vector& a, Vector& xdot) {
-            force->acceleration(s.t, s.q, s.v, s.x, a);
-            if (s.x.size() > 0) {
-                force->rates(s.t, s.q, s.v, s.x, xdot);
-            }
-        });
+        tracker.set_acceleration(constrained_motion(model, name));
     }
     IntegrationStats stats;
     require_finite(model, state, name);
@@ -619,17 +613,8 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
         pack(s, solver.y);
         check_setup(CVodeReInit(solver.memory, s.t, solver.y), "CVodeReInit");
     };
-    // While a contact is held (docs/events.md), the state is projected onto it after every
-    // step, and CVODE, restarted at order 1 from each projection, would creep with steps of
-    // sqrt(atol/a): the held motion takes classical RK4 steps of a thousandth of the run
-    // instead (as dopri5's steps while holding), on their cubic Hermite interpolant, and
-    // CVODE starts again from the release.
-    std::optional<RungeKutta4<>> held;
-    HermiteStep hermite(model);
-    const Interpolant hermite_at = [&hermite](double t, State& out) {
-        hermite(t, out);
-    };
-    std::size_t held_steps = 0;
+    // while a contact is held: HeldContactSteps, CVODE starting again from the release
+    std::optional<HeldContactSteps> held;
     State end = state, dense = state;
     std::size_t next_output = 1;
     const auto write_dense = [&](const Interpolant& interpolant, double until, bool inclusive) {
@@ -649,22 +634,10 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
         const bool holding = tracker.holding();
         bool last = false;
         if (holding) {
-            if (model.constrained()) {
-                throw MethodNotApplicable(name, "a contact at rest in a constrained model is "
-                                                "held by dopri5 and rk4 only");
-            }
             if (!held) {
-                held.emplace(model);
+                held.emplace(model, name);
             }
-            const State begin = state;
-            end = state;
-            const double h = 1e-3 * span;
-            last = t_end - state.t <= 1.01 * h;
-            held->step(end, last ? t_end - state.t : h);
-            end.t = last ? t_end : begin.t + h;
-            ++held_steps;
-            require_finite(model, end, name);
-            hermite.fit(begin, end);
+            last = held->step(state, span, t_end, end);
         } else {
             if (options.max_steps > 0) {
                 const long remaining = static_cast<long>(options.max_steps) - earlier_steps - steps;
@@ -687,7 +660,7 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
             end.t = last ? t_end : reached;
             require_finite(model, end, name);
         }
-        const Interpolant& interpolant = holding ? hermite_at : at;
+        const Interpolant& interpolant = holding ? held->interpolant() : at;
         if (auto outcome = tracker.step(end, interpolant)) {
             if (output_interval > 0.0) {
                 write_dense(interpolant, outcome->before.t, false);
@@ -716,7 +689,7 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
         }
         state = end;
     }
-    stats.steps = static_cast<std::size_t>(earlier_steps + steps) + held_steps;
+    stats.steps = static_cast<std::size_t>(earlier_steps + steps) + (held ? held->steps() : 0);
     stats.rejected = static_cast<std::size_t>(earlier_rejected + rejected_now());
     stats.force_evaluations = problem.evaluations();
     return finish();

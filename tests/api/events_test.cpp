@@ -255,7 +255,7 @@ TEST_CASE("Methods that do not detect events refuse a model with events") {
         using runtime::Method;
         if (m.method == Method::rk4 || m.method == Method::dopri5 ||
             m.method == Method::cvode_adams || m.method == Method::cvode_bdf ||
-            m.method == Method::newmark || m.method == Method::galpha ||
+            m.method == Method::ida || m.method == Method::newmark || m.method == Method::galpha ||
             m.method == Method::shake || m.method == Method::rattle) {
             continue; // detect events (shake and rattle in constrained models only)
         }
