@@ -175,7 +175,7 @@ private:
     std::vector<Hold> holds_;
     // Model Exchange: what the watched function of an event is below its indicator, from a
     // bounce located just past the surface until the indicator is seen negative (a hysteresis
-    // of the location's width: the importer sees the next approach as a sign change, as the
+    // of the location's depth: the importer sees the next approach as a sign change, as the
     // event at the bracket's lower end does for step())
     std::vector<double> offset_;
     MotionAcceleration acceleration_;

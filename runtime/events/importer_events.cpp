@@ -67,13 +67,14 @@ std::optional<EventOutcome> EventTracker::at_event(const State& s) {
     EventOutcome out = fire(fired, simultaneous, at);
     // The importer stopped just past the surface: a bounce leaves the indicator >= 0 there,
     // heading away. Such an event stays armed, its watched function shifted below the
-    // indicator by twice the indicator there until it is seen negative (accept()), so the
-    // next approach is a sign change however short the flight (docs/events.md).
+    // indicator by (just over) the indicator there until it is seen negative (accept()), so
+    // the next approach is a sign change however short the flight, located at the same depth
+    // (a larger shift would let each bounce start deeper, and gain energy; docs/events.md).
     for (std::size_t k : simultaneous) {
         const double g = indicator(out.after, k);
         if (!holds_[k].active && g >= 0.0 && rate(out.after, k) < 0.0) {
             armed_[k] = true;
-            offset_[k] = std::max(2.0 * g, std::numeric_limits<double>::denorm_min());
+            offset_[k] = std::nextafter(g, std::numeric_limits<double>::infinity());
         }
     }
     return out;
