@@ -110,6 +110,16 @@ double EventTracker::curvature(const State& s, std::size_t k) const {
     return (g.plus - 2.0 * g0 + g.minus) / (d * d);
 }
 
+double EventTracker::indicator_slope(State& s, std::size_t k, Eigen::Index p) const {
+    const double q = s.q[p], h = 1e-7 * std::max(1.0, std::abs(q));
+    s.q[p] = q + h;
+    const double up = indicator(s, k);
+    s.q[p] = q - h;
+    const double down = indicator(s, k);
+    s.q[p] = q;
+    return (up - down) / (2.0 * h);
+}
+
 void EventTracker::project_onto(State& s, std::size_t k, Eigen::Index p) const {
     if (model_->constrained()) {
         project_constrained_contact(s, k);
@@ -117,14 +127,7 @@ void EventTracker::project_onto(State& s, std::size_t k, Eigen::Index p) const {
     }
     for (int iteration = 0; iteration < 20; ++iteration) {
         const double g = indicator(s, k);
-        const double h = 1e-7 * std::max(1.0, std::abs(s.q[p]));
-        const double q = s.q[p];
-        s.q[p] = q + h;
-        const double up = indicator(s, k);
-        s.q[p] = q - h;
-        const double down = indicator(s, k);
-        s.q[p] = q;
-        const double slope = (up - down) / (2.0 * h);
+        const double slope = indicator_slope(s, k, p);
         if (slope == 0.0 || !std::isfinite(slope)) {
             break;
         }
@@ -495,13 +498,7 @@ void EventTracker::project_constrained_contact(State& s, std::size_t k) const {
     const auto gradient = [&](State& at) {
         // dg_k/dq by central differences of the indicator
         for (Eigen::Index i = 0; i < n; ++i) {
-            const double q = at.q[i], h = 1e-7 * std::max(1.0, std::abs(q));
-            at.q[i] = q + h;
-            const double up = indicator(at, k);
-            at.q[i] = q - h;
-            const double down = indicator(at, k);
-            at.q[i] = q;
-            J(m, i) = (up - down) / (2.0 * h);
+            J(m, i) = indicator_slope(at, k, i);
         }
     };
     for (int iteration = 0; iteration < 20; ++iteration) {
@@ -574,11 +571,7 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
                 continue;
             }
             State probe = before;
-            const double h = 1e-7 * std::max(1.0, std::abs(probe.q[r.index]));
-            probe.q[r.index] += h;
-            const double up = indicator(probe, k);
-            probe.q[r.index] -= 2.0 * h;
-            if (up != indicator(probe, k)) {
+            if (indicator_slope(probe, k, r.index) != 0.0) {
                 held = r.index;
             }
         }

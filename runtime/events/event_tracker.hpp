@@ -125,6 +125,8 @@ private:
 
     void indicators(const State& s, Vector& g) const;
     double indicator(const State& s, std::size_t k) const;
+    // dg_k/dq_p at s by a central difference (s is restored).
+    double indicator_slope(State& s, std::size_t k, Eigen::Index p) const;
     // The time derivatives of every g_k along the motion from s (central differences of the
     // indicators along the motion's Taylor expansion: dg/dt = grad g . (v, a, x') + dg/dt).
     void rates(const State& s, Vector& r) const;

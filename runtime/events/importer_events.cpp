@@ -108,13 +108,7 @@ void EventTracker::held_derivatives(const State& s, Vector& v, Vector& a, Vector
         }
         // g_k'' is affine in the held position's acceleration, with slope dg_k/dq_p
         const Eigen::Index p = holds_[k].position;
-        const double q = at.q[p], h = 1e-7 * std::max(1.0, std::abs(q));
-        at.q[p] = q + h;
-        const double up = indicator(at, k);
-        at.q[p] = q - h;
-        const double down = indicator(at, k);
-        at.q[p] = q;
-        const double slope = (up - down) / (2.0 * h);
+        const double slope = indicator_slope(at, k, p);
         if (slope != 0.0 && std::isfinite(slope)) {
             a[p] -= curvature(at, k) / slope;
         }

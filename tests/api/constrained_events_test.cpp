@@ -37,44 +37,52 @@ struct Reference {
     std::vector<double> rates_before; // theta' before each
 };
 
+// One classical RK4 step of theta'' = -(g/l) sin(theta) from (th, w): (theta, theta') after h.
+std::pair<double, double> pendulum_step(double th, double w, double h) {
+    const auto acc = [](double x) {
+        return -(g / l) * std::sin(x);
+    };
+    const double k1t = w, k1w = acc(th);
+    const double k2t = w + 0.5 * h * k1w, k2w = acc(th + 0.5 * h * k1t);
+    const double k3t = w + 0.5 * h * k2w, k3w = acc(th + 0.5 * h * k2t);
+    const double k4t = w + h * k3w, k4w = acc(th + h * k3t);
+    return {th + h / 6.0 * (k1t + 2 * k2t + 2 * k3t + k4t),
+            w + h / 6.0 * (k1w + 2 * k2w + 2 * k3w + k4w)};
+}
+
+// The crossing of theta = target within the step (th, w) -> (th1, w1) of length h, on its cubic
+// Hermite by bisection: the fraction of the step and theta' there.
+std::pair<double, double> hermite_crossing(double th, double w, double th1, double w1, double h,
+                                           double target) {
+    const auto cubic = [&](double s) {
+        const double s2 = s * s, s3 = s2 * s;
+        return (2 * s3 - 3 * s2 + 1) * th + (s3 - 2 * s2 + s) * h * w + (-2 * s3 + 3 * s2) * th1 +
+               (s3 - s2) * h * w1 - target;
+    };
+    const bool rising = th1 > th;
+    double a = 0.0, b = 1.0;
+    for (int i = 0; i < 60; ++i) {
+        const double c = 0.5 * (a + b);
+        ((cubic(c) < 0.0) == rising ? a : b) = c;
+    }
+    const double s = 0.5 * (a + b), s2 = s * s;
+    const double rate = ((6 * s2 - 6 * s) * th + (3 * s2 - 4 * s + 1) * h * w +
+                         (-6 * s2 + 6 * s) * th1 + (3 * s2 - 2 * s) * h * w1) /
+                        h;
+    return {s, rate};
+}
+
 // theta'' = -(g/l) sin(theta) from (phi0, 0) until `stop`, impacts at theta = theta_w.
 Reference reference(double stop) {
     const double theta_w = -std::asin(d / l);
     const double factor = std::pow(std::sin(theta_w), 2) - e * std::pow(std::cos(theta_w), 2);
-    const auto acc = [](double th) {
-        return -(g / l) * std::sin(th);
-    };
     double t = 0.0, th = phi0, w = 0.0;
     const double h = 1e-4;
     Reference r;
     while (t < stop) {
-        // one RK4 step of (theta, theta')
-        const double k1t = w, k1w = acc(th);
-        const double k2t = w + 0.5 * h * k1w, k2w = acc(th + 0.5 * h * k1t);
-        const double k3t = w + 0.5 * h * k2w, k3w = acc(th + 0.5 * h * k2t);
-        const double k4t = w + h * k3w, k4w = acc(th + h * k3t);
-        const double th1 = th + h / 6.0 * (k1t + 2 * k2t + 2 * k3t + k4t);
-        const double w1 = w + h / 6.0 * (k1w + 2 * k2w + 2 * k3w + k4w);
+        const auto [th1, w1] = pendulum_step(th, w, h);
         if (th1 - theta_w <= 0.0 && th - theta_w > 0.0) {
-            // the crossing on the step's cubic Hermite of theta, by bisection
-            const auto cubic = [&](double s) {
-                const double s2 = s * s, s3 = s2 * s;
-                return (2 * s3 - 3 * s2 + 1) * th + (s3 - 2 * s2 + s) * h * w +
-                       (-2 * s3 + 3 * s2) * th1 + (s3 - s2) * h * w1 - theta_w;
-            };
-            const auto slope = [&](double s) {
-                const double s2 = s * s;
-                return ((6 * s2 - 6 * s) * th + (3 * s2 - 4 * s + 1) * h * w +
-                        (-6 * s2 + 6 * s) * th1 + (3 * s2 - 2 * s) * h * w1) /
-                       h;
-            };
-            double a = 0.0, b = 1.0;
-            for (int i = 0; i < 60; ++i) {
-                const double c = 0.5 * (a + b);
-                (cubic(c) > 0.0 ? a : b) = c;
-            }
-            const double s = 0.5 * (a + b);
-            const double w_hit = slope(s);
+            const auto [s, w_hit] = hermite_crossing(th, w, th1, w1, h, theta_w);
             r.times.push_back(t + s * h);
             r.rates_before.push_back(w_hit);
             // restart from the impact with the rate after it, on the wall
@@ -205,35 +213,13 @@ end WallRest;
 
 // The time theta takes from theta_w at rate w < 0 back to theta_w, and the rate there.
 std::pair<double, double> flight(double theta_w, double w) {
-    const auto acc = [](double th) {
-        return -(g / l) * std::sin(th);
-    };
-    const double estimate = 2.0 * std::abs(w) / std::abs(acc(theta_w));
+    const double estimate = 2.0 * std::abs(w) / ((g / l) * std::abs(std::sin(theta_w)));
     const double h = std::min(1e-4, estimate / 200.0);
     double t = 0.0, th = theta_w, v = w;
     for (;;) {
-        const double k1t = v, k1w = acc(th);
-        const double k2t = v + 0.5 * h * k1w, k2w = acc(th + 0.5 * h * k1t);
-        const double k3t = v + 0.5 * h * k2w, k3w = acc(th + 0.5 * h * k2t);
-        const double k4t = v + h * k3w, k4w = acc(th + h * k3t);
-        const double th1 = th + h / 6.0 * (k1t + 2 * k2t + 2 * k3t + k4t);
-        const double v1 = v + h / 6.0 * (k1w + 2 * k2w + 2 * k3w + k4w);
+        const auto [th1, v1] = pendulum_step(th, v, h);
         if (th < theta_w && th1 >= theta_w) {
-            // the crossing on the step's cubic Hermite, by bisection
-            const auto cubic = [&](double s) {
-                const double s2 = s * s, s3 = s2 * s;
-                return (2 * s3 - 3 * s2 + 1) * th + (s3 - 2 * s2 + s) * h * v +
-                       (-2 * s3 + 3 * s2) * th1 + (s3 - s2) * h * v1 - theta_w;
-            };
-            double a = 0.0, b = 1.0;
-            for (int i = 0; i < 60; ++i) {
-                const double c = 0.5 * (a + b);
-                (cubic(c) < 0.0 ? a : b) = c;
-            }
-            const double s = 0.5 * (a + b), s2 = s * s;
-            const double rate = ((6 * s2 - 6 * s) * th + (3 * s2 - 4 * s + 1) * h * v +
-                                 (-6 * s2 + 6 * s) * th1 + (3 * s2 - 2 * s) * h * v1) /
-                                h;
+            const auto [s, rate] = hermite_crossing(th, v, th1, v1, h, theta_w);
             return {t + s * h, rate};
         }
         t += h;
