@@ -11,6 +11,7 @@
 #include "event_runs.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/integrators/cvode.hpp"
+#include "runtime/integrators/ida.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/run.hpp"
 #include "shipped_model.hpp"
@@ -125,6 +126,9 @@ TEST_CASE("Every grazing impact of a mass on a spring against a stop is found, i
     if (runtime::cvode_available()) {
         cases.push_back({runtime::Method::cvode_adams, 0.0, 1e-12, 2e-9, 1e-9});
         cases.push_back({runtime::Method::cvode_bdf, 0.0, 1e-12, 3e-9, 1e-9});
+    }
+    if (runtime::ida_available()) {
+        cases.push_back({runtime::Method::ida, 0.0, 1e-12, 3e-9, 1e-9});
     }
     const double a = osc.w * osc.w * osc.xs; // deceleration at the stop: dt = dv / a
     for (const Case& c : cases) {
