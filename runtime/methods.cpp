@@ -1,6 +1,7 @@
 #include "runtime/methods.hpp"
 
 #include "runtime/integrators/cvode.hpp"
+#include "runtime/integrators/ida.hpp"
 #include "runtime/names.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -119,7 +120,7 @@ void require_events_supported(Method method, const Model& model) {
     const bool detects = method == Method::rk4 || method == Method::dopri5 ||
                          method == Method::shake || method == Method::rattle ||
                          method == Method::newmark || method == Method::galpha ||
-                         (cvode && cvode_available());
+                         (cvode && cvode_available()) || (method == Method::ida && ida_available());
     if (model.has_events() && !detects) {
         throw MethodNotApplicable(
             info(method).name,
@@ -127,6 +128,7 @@ void require_events_supported(Method method, const Model& model) {
                 "' has events (when-clauses), which this method does "
                 "not detect; methods that do: dopri5, rk4" +
                 (cvode_available() ? ", cvode-adams, cvode-bdf" : "") +
+                (ida_available() ? ", ida" : "") +
                 (model.constrained() ? ", rattle, shake, newmark, galpha" : ", newmark, galpha"));
     }
 }

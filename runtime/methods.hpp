@@ -50,7 +50,7 @@ std::string unknown_method_message(std::string_view name);
 // Throws MethodNotApplicable when the method cannot integrate the model, with the reason
 // and the methods that can.
 void require_applicable(Method method, const Model& model);
-// A model with events runs with dopri5, rk4, cvode-* and the fixed-step methods newmark,
+// A model with events runs with dopri5, rk4, cvode-*, ida and the fixed-step methods newmark,
 // galpha, shake and rattle (events/event_driver.hpp); any other method throws
 // MethodNotApplicable naming them.
 void require_events_supported(Method method, const Model& model);

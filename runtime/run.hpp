@@ -6,17 +6,12 @@
 #include "runtime/events/event_driver.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/cvode.hpp"
-#include "runtime/integrators/dopri5.hpp"
-#include "runtime/integrators/generalized_alpha.hpp"
 #include "runtime/integrators/ida.hpp"
 #include "runtime/integrators/leapfrog.hpp"
-#include "runtime/integrators/newmark.hpp"
-#include "runtime/integrators/rattle.hpp"
-#include "runtime/integrators/rk4.hpp"
-#include "runtime/integrators/shake.hpp"
 #include "runtime/integrators/stormer.hpp"
 #include "runtime/integrators/verlet.hpp"
 #include "runtime/methods.hpp"
+#include "runtime/stepper_choice.hpp"
 
 namespace mdl::runtime {
 
@@ -32,7 +27,20 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
         stats.force_evaluations = stepper.force().evaluations();
         return stats;
     };
-    const ImplicitOptions implicit{settings.solver, settings.project_velocities};
+    // rk4, dopri5, shake, rattle, newmark, galpha (stepper_choice.hpp)
+    if (auto stats = with_stepper(model, settings, [&](auto stepper) {
+            using Stepper = decltype(stepper);
+            if constexpr (is_dopri5<Stepper>) {
+                auto adaptive =
+                    integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
+                adaptive.force_evaluations = stepper.force().evaluations();
+                return adaptive;
+            } else {
+                return fixed(std::move(stepper));
+            }
+        })) {
+        return *stats;
+    }
     switch (settings.method) {
     case Method::verlet:
         return fixed(VelocityVerlet(model, settings.solver));
@@ -40,33 +48,6 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
         return fixed(Leapfrog(model, settings.solver));
     case Method::stormer:
         return fixed(Stormer(model));
-    case Method::rk4:
-        if (model.constrained()) {
-            return fixed(RungeKutta4<ConstrainedModelForce>(
-                model, ConstrainedModelForce(model, settings.solver, "rk4")));
-        }
-        return fixed(RungeKutta4(model));
-    case Method::shake:
-        return fixed(Shake(model, settings.solver));
-    case Method::rattle:
-        return fixed(Rattle(model, settings.solver));
-    case Method::newmark:
-        return fixed(Newmark(model, implicit));
-    case Method::galpha:
-        return fixed(GeneralizedAlpha(model, settings.rho_inf, implicit));
-    case Method::dopri5: {
-        const auto adaptive = [&](auto stepper) {
-            auto stats =
-                integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
-            stats.force_evaluations = stepper.force().evaluations();
-            return stats;
-        };
-        if (model.constrained()) {
-            return adaptive(Dopri5<ConstrainedModelForce>(
-                model, ConstrainedModelForce(model, settings.solver, "dopri5"), settings.adaptive));
-        }
-        return adaptive(Dopri5(model, settings.adaptive));
-    }
     case Method::cvode_adams:
     case Method::cvode_bdf: {
         // SUNDIALS drives its own steps; the observer is called once per output, through
@@ -80,17 +61,13 @@ IntegrationStats run(const Model& model, State& state, const RunSettings& settin
         return stats;
     }
     case Method::ida: {
-        IdaOptions options;
-        options.rtol = settings.adaptive.rtol;
-        options.atol = settings.adaptive.atol;
-        options.initial_step = settings.adaptive.initial_step;
-        options.max_step = settings.adaptive.max_step;
-        options.max_steps = settings.adaptive.max_steps;
-        auto stats = integrate_ida(model, state, options, settings.stop_time, settings.step,
-                                   [&observer](const State& s) { observer(s); });
+        auto stats = integrate_ida(model, state, ida_options(settings.adaptive), settings.stop_time,
+                                   settings.step, [&observer](const State& s) { observer(s); });
         detail::finish(observer, state);
         return stats;
     }
+    default:
+        break;
     }
     return {};
 }

@@ -7,21 +7,18 @@
 // history (FSAL slope, controller) and estimates a new starting step. Constrained models run
 // rk4 and dopri5 in their multiplier form (ConstrainedModelForce), and the tracker's rates and
 // the interpolant use the accelerations with the constraint forces. cvode-adams and cvode-bdf
-// take the same tracker on CVODE's interpolant (cvode.hpp). Every other method refuses a model
-// with events (require_applicable).
+// take the same tracker on CVODE's interpolant (cvode.hpp), ida on IDA's (ida.hpp). Every other
+// method refuses a model with events (require_applicable).
 #pragma once
 
 #include "runtime/events/event_tracker.hpp"
+#include "runtime/events/held_contact_steps.hpp"
 #include "runtime/events/hermite_step.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/integrators/cvode.hpp"
-#include "runtime/integrators/dopri5.hpp"
-#include "runtime/integrators/generalized_alpha.hpp"
-#include "runtime/integrators/newmark.hpp"
-#include "runtime/integrators/rattle.hpp"
-#include "runtime/integrators/rk4.hpp"
-#include "runtime/integrators/shake.hpp"
+#include "runtime/integrators/ida.hpp"
 #include "runtime/methods.hpp"
+#include "runtime/stepper_choice.hpp"
 
 #include <cmath>
 #include <memory>
@@ -66,18 +63,6 @@ inline void count_events(const EventTracker& tracker, IntegrationStats& stats) {
     stats.largest_event_projection = tracker.counts().largest_projection;
 }
 
-// The accelerations of a constrained model with its constraint forces (the index-1 saddle
-// point of ConstrainedModelForce), for the tracker's rates and the Hermite interpolant.
-inline MotionAcceleration constrained_motion(const Model& model, std::string_view method) {
-    auto force = std::make_shared<ConstrainedModelForce>(model, SolverOptions{}, method);
-    return [force](const State& s, Vector& a, Vector& xdot) {
-        force->acceleration(s.t, s.q, s.v, s.x, a);
-        if (s.x.size() > 0) {
-            force->rates(s.t, s.q, s.v, s.x, xdot);
-        }
-    };
-}
-
 // The end of a run with events: the tracker's counts into the statistics, the last row.
 template <class Observer>
 IntegrationStats end_run(const EventTracker& tracker, Observer& observer, const State& state,
@@ -105,7 +90,7 @@ IntegrationStats integrate_fixed_events(Stepper& stepper, State& state, double t
     EventTracker& tracker = carried ? *carried : own.emplace(model, stepper.name(), options);
     HermiteStep hermite(model);
     if (model.constrained()) {
-        const MotionAcceleration motion = detail::constrained_motion(model, stepper.name());
+        const MotionAcceleration motion = constrained_motion(model, stepper.name());
         tracker.set_acceleration(motion);
         hermite.set_acceleration(motion);
     }
@@ -173,7 +158,7 @@ IntegrationStats integrate_adaptive_events(Dopri5<Force>& stepper, State& state,
     std::optional<EventTracker> own;
     EventTracker& tracker = carried ? *carried : own.emplace(model, stepper.name(), options);
     if (model.constrained()) {
-        tracker.set_acceleration(detail::constrained_motion(model, stepper.name()));
+        tracker.set_acceleration(constrained_motion(model, stepper.name()));
     }
     const Interpolant at = [&stepper](double t, State& out) {
         stepper.interpolate(t, out);
@@ -293,28 +278,20 @@ IntegrationStats run_with_events(const Model& model, State& state, const RunSett
         stats.force_evaluations = stepper.force().evaluations();
         return stats;
     };
-    const ImplicitOptions implicit{settings.solver, settings.project_velocities};
+    // rk4, dopri5, shake, rattle, newmark, galpha (stepper_choice.hpp)
+    if (auto stats = with_stepper(model, settings, [&](auto stepper) {
+            if constexpr (is_dopri5<decltype(stepper)>) {
+                return adaptive(std::move(stepper));
+            } else {
+                return fixed(std::move(stepper));
+            }
+        })) {
+        return *stats;
+    }
+    const auto on_event = [&observer](const State& s, std::string_view label) {
+        detail::observe_event(observer, s, label);
+    };
     switch (settings.method) {
-    case Method::rk4:
-        if (model.constrained()) {
-            return fixed(RungeKutta4<ConstrainedModelForce>(
-                model, ConstrainedModelForce(model, settings.solver, "rk4")));
-        }
-        return fixed(RungeKutta4(model));
-    case Method::dopri5:
-        if (model.constrained()) {
-            return adaptive(Dopri5<ConstrainedModelForce>(
-                model, ConstrainedModelForce(model, settings.solver, "dopri5"), settings.adaptive));
-        }
-        return adaptive(Dopri5(model, settings.adaptive));
-    case Method::shake:
-        return fixed(Shake(model, settings.solver));
-    case Method::rattle:
-        return fixed(Rattle(model, settings.solver));
-    case Method::newmark:
-        return fixed(Newmark(model, implicit));
-    case Method::galpha:
-        return fixed(GeneralizedAlpha(model, settings.rho_inf, implicit));
     case Method::cvode_adams:
     case Method::cvode_bdf: {
         const CvodeOptions options = cvode_options(settings.adaptive);
@@ -322,9 +299,14 @@ IntegrationStats run_with_events(const Model& model, State& state, const RunSett
             model, state,
             settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,
             settings.stop_time, settings.step, [&observer](const State& s) { observer(s); },
-            [&observer](const State& s, std::string_view label) {
-                detail::observe_event(observer, s, label);
-            });
+            on_event);
+        detail::finish(observer, state);
+        return stats;
+    }
+    case Method::ida: {
+        auto stats = integrate_ida_events(
+            model, state, ida_options(settings.adaptive), settings.stop_time, settings.step,
+            [&observer](const State& s) { observer(s); }, on_event);
         detail::finish(observer, state);
         return stats;
     }

@@ -27,9 +27,10 @@ EventTracker::EventTracker(const Model& model, std::string_view method, EventOpt
       last_fired_(events_.size(), -std::numeric_limits<double>::infinity()),
       approach_scale_(events_.size(), 0.0),
       rearm_after_(events_.size(), -std::numeric_limits<double>::infinity()),
-      holds_(events_.size()), g_begin_(Vector::Zero(static_cast<Eigen::Index>(events_.size()))),
-      g_end_(g_begin_), r_begin_(g_begin_), r_end_(g_begin_), work_(model.zero_state()),
-      g_work_(g_begin_), theta_(Vector::Zero(model.vibrations())),
+      holds_(events_.size()), offset_(events_.size(), 0.0),
+      g_begin_(Vector::Zero(static_cast<Eigen::Index>(events_.size()))), g_end_(g_begin_),
+      r_begin_(g_begin_), r_end_(g_begin_), work_(model.zero_state()), g_work_(g_begin_),
+      theta_(Vector::Zero(model.vibrations())),
       reinit_values_(Vector::Zero(static_cast<Eigen::Index>(model.kernels().n_reinits))) {
     counts_.fired.assign(events_.size(), 0);
     counts_.rests.assign(events_.size(), 0);
@@ -109,17 +110,24 @@ double EventTracker::curvature(const State& s, std::size_t k) const {
     return (g.plus - 2.0 * g0 + g.minus) / (d * d);
 }
 
+double EventTracker::indicator_slope(State& s, std::size_t k, Eigen::Index p) const {
+    const double q = s.q[p], h = 1e-7 * std::max(1.0, std::abs(q));
+    s.q[p] = q + h;
+    const double up = indicator(s, k);
+    s.q[p] = q - h;
+    const double down = indicator(s, k);
+    s.q[p] = q;
+    return (up - down) / (2.0 * h);
+}
+
 void EventTracker::project_onto(State& s, std::size_t k, Eigen::Index p) const {
+    if (model_->constrained()) {
+        project_constrained_contact(s, k);
+        return;
+    }
     for (int iteration = 0; iteration < 20; ++iteration) {
         const double g = indicator(s, k);
-        const double h = 1e-7 * std::max(1.0, std::abs(s.q[p]));
-        const double q = s.q[p];
-        s.q[p] = q + h;
-        const double up = indicator(s, k);
-        s.q[p] = q - h;
-        const double down = indicator(s, k);
-        s.q[p] = q;
-        const double slope = (up - down) / (2.0 * h);
+        const double slope = indicator_slope(s, k, p);
         if (slope == 0.0 || !std::isfinite(slope)) {
             break;
         }
@@ -284,6 +292,21 @@ std::pair<double, double> EventTracker::locate(std::size_t k, double ta, double 
     return {a, b};
 }
 
+bool EventTracker::approaching(std::size_t k, double t_hi) const {
+    // The state at the step's start moves away from the surface (g < 0, g' < 0): g cannot
+    // reach zero within the time tolerance after it with bounded accelerations. Such a sign
+    // change is the integrator moving the state across the surface by its own error right
+    // after an event left it there (ida's Newton on the constraints moves positions by its
+    // tolerance), not a crossing: the event stays armed for the real approach.
+    // (Without that option such a re-crossing is the Zeno test's: a ball chattering on a
+    // table comes to rest by it.)
+    if (!options_.restart_moves_positions) {
+        return true;
+    }
+    const double window = 10.0 * options_.time_tolerance * std::max(1.0, std::abs(t_begin_));
+    return !(t_hi - t_begin_ <= window && r_begin_[static_cast<Eigen::Index>(k)] < 0.0);
+}
+
 std::optional<EventOutcome> EventTracker::release_in(State& end, const Interpolant& at) {
     std::optional<std::pair<double, std::size_t>> earliest;
     for (std::size_t k = 0; k < holds_.size(); ++k) {
@@ -363,8 +386,12 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
             continue;
         }
         if (const auto reached = reach(k, end.t, at)) {
+            const auto bracket = locate(k, t_begin_, reached->first, reached->second, at);
+            if (!approaching(k, bracket.second)) {
+                continue; // g >= 0 reached moving away: the integrator's noise, not a crossing
+            }
             crossed.push_back(k);
-            brackets.push_back(locate(k, t_begin_, reached->first, reached->second, at));
+            brackets.push_back(bracket);
             if (brackets.back().first < brackets[first].first) {
                 first = brackets.size() - 1;
             }
@@ -409,39 +436,6 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
         rearm_after_[k] = t_limit; // seen negative before its crossing: not a new approach
     }
     return fire(fired, simultaneous, before);
-}
-
-double EventTracker::project_impulse(State& s) const {
-    // v+ = v* - W (G W)^-1 G v*, W = M^-1 G^T: the impulsive constraint reactions G^T mu
-    // that leave G v+ = 0 with the least change of kinetic energy (the mass metric)
-    const Eigen::Index n = s.q.size();
-    Matrix G(model_->constraints(), n);
-    model_->constraint_jacobian(s.q, G);
-    Matrix W(n, G.rows());
-    if (model_->mass_constant_diagonal()) {
-        W = model_->inverse_mass().asDiagonal() * G.transpose();
-    } else {
-        Matrix M(n, n);
-        model_->mass_matrix(s.q, M);
-        Eigen::LLT<Matrix> llt;
-        for (Eigen::Index j = 0; j < G.rows(); ++j) {
-            Vector column = G.row(j).transpose();
-            solve_mass_matrix(*model_, s.t, M, llt, column);
-            W.col(j) = column;
-        }
-    }
-    const Eigen::MatrixXd S = G * W;
-    const Eigen::LDLT<Eigen::MatrixXd> ldlt(S);
-    const Vector mu = ldlt.solve(G * s.v);
-    const Vector change = W * mu;
-    if (!change.allFinite()) {
-        throw NumericalFailure(FailureKind::singular_constraint_jacobian, method_, s.t,
-                               model_->constraint_name(0),
-                               "the impulse of an event cannot be projected onto the "
-                               "constraints (dependent constraints: G M^-1 G^T is singular)");
-    }
-    s.v -= change;
-    return change.cwiseAbs().maxCoeff();
 }
 
 EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
@@ -493,11 +487,7 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
                 continue;
             }
             State probe = before;
-            const double h = 1e-7 * std::max(1.0, std::abs(probe.q[r.index]));
-            probe.q[r.index] += h;
-            const double up = indicator(probe, k);
-            probe.q[r.index] -= 2.0 * h;
-            if (up != indicator(probe, k)) {
+            if (indicator_slope(probe, k, r.index) != 0.0) {
                 held = r.index;
             }
         }
@@ -505,23 +495,13 @@ EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,
         const double tol = 10.0 * options_.time_tolerance * std::max(1.0, std::abs(t));
         const bool zeno = t - last_fired_[k] <= tol;
         last_fired_[k] = t;
-        if (held >= 0 && model_->constrained()) {
-            // holding a contact moves one position onto g = 0, which would leave the
-            // constraint manifold: constrained models bounce on, and fail when events
-            // accumulate
-            held = -1;
-        }
         if (held < 0) {
             if (zeno) {
                 throw NumericalFailure(
                     FailureKind::too_many_steps, method_, t, "event '" + e.name + "'",
                     "the event fired again within " + format_number(tol) +
-                        " (events accumulate, Zeno behaviour) and " +
-                        (model_->constrained()
-                             ? std::string("a contact at rest in a model with constraints is "
-                                           "not held")
-                             : std::string("reinits no velocity of a position its condition "
-                                           "depends on, so the contact cannot be held")));
+                        " (events accumulate, Zeno behaviour) and reinits no velocity of a "
+                        "position its condition depends on, so the contact cannot be held");
             }
             continue;
         }

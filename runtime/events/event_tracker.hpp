@@ -42,6 +42,10 @@ namespace mdl::runtime {
 struct EventOptions {
     double time_tolerance = 1e-12; // relative width of the bracket of a crossing
     double rest_tolerance = 1e-6;  // relative rate below which a contact comes to rest
+    // The integrator moves positions by its tolerance at a restart (ida's Newton on the
+    // constraints): a sign change within the time tolerance of an event, the state moving
+    // away, is that error, not a new crossing (nor Zeno behaviour).
+    bool restart_moves_positions = false;
 };
 
 // Counts per event, for the run summary.
@@ -69,6 +73,10 @@ struct EventOutcome {
 // The state at time t within the current step.
 using Interpolant = std::function<void(double t, State& out)>;
 
+// What the drivers of SUNDIALS' methods (cvode-*, ida) hand each event's rows to: the state
+// before and after its reinits, with the event's name.
+using EventObserver = std::function<void(const State&, std::string_view label)>;
+
 class EventTracker {
 public:
     EventTracker(const Model& model, std::string_view method, EventOptions options = {});
@@ -88,6 +96,20 @@ public:
     // A state observed inside an accepted step (dense output) onto the held contacts.
     void project(State& s) const;
 
+    // Model Exchange (an FMU's importer integrates and locates sign changes of the watched
+    // functions itself; importer_events.cpp), with the rules above:
+    // - the importer completed a step at s: it starts the next one (re-arming as step() does);
+    void accept(const State& s);
+    // - the importer stopped at s in event mode: the armed events whose indicator is >= 0 at s
+    //   fire, a held contact whose free motion leaves the surface there is released;
+    std::optional<EventOutcome> at_event(const State& s);
+    // - what the importer watches for sign changes: g_k, or while contact k is held the
+    //   second derivative of g_k along the free motion (turning negative: the release);
+    void watched(const State& s, Vector& z) const;
+    // - the state's derivatives (v, a, x') while contacts are held: at s projected onto them,
+    //   each held position's acceleration the one that keeps g_k'' = 0.
+    void held_derivatives(const State& s, Vector& v, Vector& a, Vector& xdot) const;
+
     // The accelerations the rates and the release test use (MotionAcceleration above).
     void set_acceleration(MotionAcceleration field) { acceleration_ = std::move(field); }
 
@@ -103,6 +125,8 @@ private:
 
     void indicators(const State& s, Vector& g) const;
     double indicator(const State& s, std::size_t k) const;
+    // dg_k/dq_p at s by a central difference (s is restored).
+    double indicator_slope(State& s, std::size_t k, Eigen::Index p) const;
     // The time derivatives of every g_k along the motion from s (central differences of the
     // indicators along the motion's Taylor expansion: dg/dt = grad g . (v, a, x') + dg/dt).
     void rates(const State& s, Vector& r) const;
@@ -110,7 +134,8 @@ private:
     // The second time derivative of g_k along the free motion from s.
     double curvature(const State& s, std::size_t k) const;
     void acceleration(const State& s, Vector& a, Vector& xdot) const;
-    // s moved onto g_k = 0, dg_k/dt = 0 through position p and its velocity.
+    // s moved onto g_k = 0, dg_k/dt = 0 through position p and its velocity (a constrained
+    // model: project_constrained_contact).
     void project_onto(State& s, std::size_t k, Eigen::Index p) const;
     // The first point of the step where g_k >= 0 (an end or an interior maximum), with g_k
     // there; nullopt when g_k stays negative.
@@ -119,9 +144,20 @@ private:
     std::pair<double, double> locate(std::size_t k, double ta, double tb, double fb,
                                      const Interpolant& at);
     std::optional<EventOutcome> release_in(State& end, const Interpolant& at);
-    // A constrained model: s.v onto G(q) v = 0 in the mass metric (the impulsive constraint
-    // reactions of an impact); the largest velocity change.
+    // With restart_moves_positions: false for a sign change reached within the time tolerance
+    // of the step's start while g_k' < 0 there (the state moving away).
+    bool approaching(std::size_t k, double t_hi) const;
+    // A constrained model: s.v onto G(q) v + g_t = 0 in the mass metric (the impulsive
+    // constraint reactions of an impact); the largest velocity change.
     double project_impulse(State& s) const;
+    // A constrained model: s onto the constraints and the held contact g_k = 0 together, its
+    // velocity onto their rates = 0, in the mass metric (the contact as one more constraint).
+    void project_constrained_contact(State& s, std::size_t k) const;
+    // W J^T (J W J^T)^-1 r, W = M^-1; NumericalFailure saying `what` when J W J^T is singular.
+    Vector metric_correction(const State& s, const Matrix& J, const Vector& r,
+                             const std::string& what) const;
+    // G(t, q) and g_t of the constraints at s.
+    void constraint_rows(const State& s, Matrix& G, Vector& g_t) const;
     EventOutcome fire(const std::vector<std::size_t>& fired,
                       const std::vector<std::size_t>& simultaneous, const State& before);
     // The indicators and rates at s start the next step; next_step: those of the step's end.
@@ -139,6 +175,11 @@ private:
     std::vector<double> approach_scale_;
     std::vector<double> rearm_after_; // end of the bracket of its last crossing
     std::vector<Hold> holds_;
+    // Model Exchange: what the watched function of an event is below its indicator, from a
+    // bounce located just past the surface until the indicator is seen negative (a hysteresis
+    // of the location's depth: the importer sees the next approach as a sign change, as the
+    // event at the bracket's lower end does for step())
+    std::vector<double> offset_;
     MotionAcceleration acceleration_;
     Vector g_begin_, g_end_, r_begin_, r_end_; // indicators and their rates at the step's ends
     double t_begin_ = 0.0;

@@ -81,6 +81,7 @@ void FmuInstance::restore_exported() {
     const mdl_fmu_model& d = description_;
     const mdl_kernels& k = *d.kernels;
     stepping_.reset(); // holds a pointer to the model
+    events_.reset();   // likewise
     multiscale_.reset();
     ModelNames model_names{d.model_name,
                            names(d.position_names, k.n_positions),
@@ -172,14 +173,19 @@ std::size_t FmuInstance::continuous_states() const {
 
 void FmuInstance::derivatives(Vector& out) const {
     const Eigen::Index n = model_->positions(), k = model_->states();
-    Vector theta(model_->vibrations()), a(n), rates(k);
-    model_->phases(state_.t, theta);
-    model_->acceleration(state_.t, state_.q, state_.v, state_.x, theta, a);
-    if (k > 0) {
-        model_->rates(state_.t, state_.q, state_.v, state_.x, theta, rates);
+    Vector theta(model_->vibrations()), v = state_.v, a(n), rates(k);
+    if (events_ && events_->holding()) {
+        // a contact at rest (Model Exchange): the motion that keeps it
+        events_->held_derivatives(state_, v, a, rates);
+    } else {
+        model_->phases(state_.t, theta);
+        model_->acceleration(state_.t, state_.q, state_.v, state_.x, theta, a);
+        if (k > 0) {
+            model_->rates(state_.t, state_.q, state_.v, state_.x, theta, rates);
+        }
     }
     out.resize(2 * n + k);
-    out << state_.v, a, rates;
+    out << v, a, rates;
 }
 
 fmi2Status FmuInstance::setup_experiment(bool tolerance_defined, double tolerance, double start,
@@ -251,7 +257,10 @@ fmi2Status FmuInstance::exit_initialization() {
         return fmi2Error;
     }
     if (model_exchange_) { // the importer integrates: no method of ours
-        indicators(previous_indicators_);
+        if (model_->has_events()) {
+            events_.emplace(*model_, "model exchange");
+            events_->start(state_);
+        }
         phase_ = Phase::event_mode;
         return fmi2OK;
     }
@@ -509,15 +518,6 @@ fmi2Status FmuInstance::get_nominals(fmi2Real nominal[], std::size_t n) {
     return fmi2OK;
 }
 
-void FmuInstance::indicators(Vector& g) const {
-    Vector theta(model_->vibrations());
-    model_->phases(state_.t, theta);
-    g.resize(static_cast<Eigen::Index>(description_.kernels->n_events));
-    if (g.size() > 0) {
-        model_->event_indicators(state_.t, state_.q, state_.v, state_.x, theta, g);
-    }
-}
-
 fmi2Status FmuInstance::get_event_indicators(fmi2Real out[], std::size_t n) {
     if (!allowed("fmi2GetEventIndicators",
                  {Phase::initialization, Phase::event_mode, Phase::continuous_time,
@@ -530,9 +530,18 @@ fmi2Status FmuInstance::get_event_indicators(fmi2Real out[], std::size_t n) {
                                                 " event indicators, not " + std::to_string(n));
         return fmi2Error;
     }
-    Vector g;
-    indicators(g);
-    Eigen::Map<Vector>(out, g.size()) = g;
+    if (n == 0) {
+        return fmi2OK;
+    }
+    Vector z(static_cast<Eigen::Index>(n));
+    if (events_) { // the indicators, or a held contact's release function (event_tracker.hpp)
+        events_->watched(state_, z);
+    } else {
+        Vector theta(model_->vibrations());
+        model_->phases(state_.t, theta);
+        model_->event_indicators(state_.t, state_.q, state_.v, state_.x, theta, z);
+    }
+    Eigen::Map<Vector>(out, z.size()) = z;
     return fmi2OK;
 }
 
@@ -553,45 +562,28 @@ fmi2Status FmuInstance::new_discrete_states(fmi2EventInfo* info) {
         return fmi2Error;
     }
     *info = fmi2EventInfo{fmi2False, fmi2False, fmi2False, fmi2False, fmi2False, 0.0};
-    // the events whose indicator went from < 0 to >= 0 since the last completed step or event
-    // fire: their reinits from the state before them (of a when-clause's branches firing at
-    // once, the first), as the runtime's event driver applies them (event_tracker.cpp)
-    Vector g;
-    indicators(g);
-    const std::vector<Event>& events = model_->events();
-    std::vector<std::size_t> fired;
-    std::vector<std::size_t> clauses;
-    for (std::size_t k = 0; k < events.size() && previous_indicators_.size() == g.size(); ++k) {
-        const auto i = static_cast<Eigen::Index>(k);
-        if (previous_indicators_[i] < 0.0 && g[i] >= 0.0 &&
-            std::find(clauses.begin(), clauses.end(), events[k].clause) == clauses.end()) {
-            fired.push_back(k);
-            clauses.push_back(events[k].clause);
-        }
+    if (!events_) {
+        return fmi2OK;
     }
-    if (!fired.empty()) {
-        Vector theta(model_->vibrations()), values(description_.kernels->n_reinits);
-        model_->phases(state_.t, theta);
-        model_->event_reinits(state_.t, state_.q, state_.v, state_.x, theta, values);
-        for (std::size_t k : fired) {
-            const Event& e = events[k];
-            for (std::size_t j = 0; j < e.reinits.size(); ++j) {
-                const double value = values[static_cast<Eigen::Index>(e.first_reinit + j)];
-                const EventReinit& r = e.reinits[j];
-                (r.target == EventReinit::Target::position   ? state_.q
-                 : r.target == EventReinit::Target::velocity ? state_.v
-                                                             : state_.x)[r.index] = value;
-            }
-            log_info("event '" + e.name + "' at t = " + format_number(state_.t));
-            if (e.terminates) {
+    // the runtime's event tracker decides what fires here (event_tracker.hpp), as for every
+    // other front door: the events whose indicator went from < 0 to >= 0 since the last
+    // completed step or event, their reinits from the state before them, a contact that comes
+    // to rest held, a held contact released
+    try {
+        if (auto outcome = events_->at_event(state_)) {
+            state_ = outcome->after;
+            info->valuesOfContinuousStatesChanged = fmi2True;
+            log_info("event '" + outcome->label + "' at t = " + format_number(state_.t));
+            if (outcome->terminate) {
                 info->terminateSimulation = fmi2True;
-                log_info("terminate(\"" + e.terminate_message + "\")");
+                log_info("terminate(\"" + outcome->message + "\")");
             }
         }
-        info->valuesOfContinuousStatesChanged = fmi2True;
-        indicators(g);
+    } catch (const std::exception& e) { // events accumulating without a contact to hold
+        log_error("fmi2NewDiscreteStates", e.what());
+        phase_ = Phase::error;
+        return fmi2Error;
     }
-    previous_indicators_ = g;
     return fmi2OK;
 }
 
@@ -611,7 +603,9 @@ fmi2Status FmuInstance::completed_integrator_step(fmi2Boolean* enter_event_mode,
     if (enter_event_mode != nullptr) {
         *enter_event_mode = fmi2False;
     }
-    indicators(previous_indicators_); // the signs an event is a change of
+    if (events_) {
+        events_->accept(state_); // the indicators an event is a change of
+    }
     if (terminate != nullptr) {
         *terminate = fmi2False;
     }

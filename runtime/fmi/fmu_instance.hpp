@@ -20,6 +20,7 @@
 // through the importer's logger and returned as a status.
 #pragma once
 
+#include "runtime/events/event_tracker.hpp"
 #include "runtime/fmi/communication_step.hpp"
 #include "runtime/fmi/fmi2_abi.h"
 #include "runtime/fmi/fmu_model.h"
@@ -73,8 +74,11 @@ public:
     fmi2Status get_continuous_states(fmi2Real x[], std::size_t n);
     fmi2Status get_derivatives(fmi2Real dx[], std::size_t n);
     fmi2Status get_nominals(fmi2Real nominal[], std::size_t n);
-    // The events' indicators (>= 0 where a when-condition holds); new_discrete_states fires the
-    // events whose indicator went from < 0 (at the last completed step or event) to >= 0.
+    // The events' indicators (>= 0 where a when-condition holds; while a contact is held at
+    // rest, the function whose sign change is its release); new_discrete_states fires the
+    // events whose indicator went from < 0 (at the last completed step or event) to >= 0,
+    // holds a contact that comes to rest and releases a held one, with the rules of
+    // docs/events.md (the runtime's EventTracker).
     fmi2Status get_event_indicators(fmi2Real indicators[], std::size_t n);
     fmi2Status enter_event_mode();
     fmi2Status new_discrete_states(fmi2EventInfo* info);
@@ -99,7 +103,6 @@ private:
     std::size_t continuous_states() const; // 2n + k
     bool state_count(std::string_view function, std::size_t n, const void* array);
     void derivatives(Vector& out) const; // (v, a, x') at the current time and state
-    void indicators(Vector& g) const;    // the events' indicators at the current state
 
     const mdl_fmu_model& description_;
     std::string name_;
@@ -114,8 +117,10 @@ private:
     std::optional<CommunicationStep> stepping_; // the classical methods
     std::optional<MultiscaleStep> multiscale_;  // hmm*, strobo
     double start_time_ = 0.0, stop_time_ = -1.0;
-    double time_ = 0.0;          // the communication time (state_.t is the integration's grid time)
-    Vector previous_indicators_; // Model Exchange: at the last completed step or event
+    double time_ = 0.0; // the communication time (state_.t is the integration's grid time)
+    // Model Exchange with events: the runtime's tracker, fed the importer's completed steps
+    // and event instants (event_tracker.hpp, "Model Exchange")
+    std::optional<EventTracker> events_;
 };
 
 const char* phase_name(Phase phase);

@@ -1,6 +1,7 @@
 #include "runtime/integrators/cvode.hpp"
 
-#include "runtime/events/hermite_step.hpp"
+#include "runtime/events/held_contact_steps.hpp"
+#include "runtime/events/multistep_events.hpp"
 #include "runtime/integrators/constrained_acceleration.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/rk4.hpp"
@@ -557,29 +558,18 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
     EventTracker tracker(model, name, events);
     if (model.constrained()) {
         // the rates and the release test with the constraint forces
-        auto force = std::make_shared<ConstrainedModelForce>(model, SolverOptions{}, name);
-        tracker.set_acceleration([force](const State& s, Vector& a, Vector& xdot) {
-            force->acceleration(s.t, s.q, s.v, s.x, a);
-            if (s.x.size() > 0) {
-                force->rates(s.t, s.q, s.v, s.x, xdot);
-            }
-        });
+        tracker.set_acceleration(constrained_motion(model, name));
     }
-    IntegrationStats stats;
     require_finite(model, state, name);
     tracker.start(state);
     observer(static_cast<const State&>(state));
-    ++stats.outputs;
-    const double t0 = state.t;
-    const auto finish = [&] {
+    if (t_end == state.t) {
+        IntegrationStats stats;
+        stats.outputs = 1;
         stats.event_counts = tracker.counts().fired;
         stats.event_rests = tracker.counts().rests;
         stats.event_projections = tracker.counts().projections;
-        stats.largest_event_projection = tracker.counts().largest_projection;
         return stats;
-    };
-    if (t_end == t0) {
-        return finish();
     }
     Problem problem(model, use_sparse_jacobian(model, method, options));
     Solver solver;
@@ -611,7 +601,6 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
         out.t = t;
     };
     // a new initial value problem from s (an event's reinits, a contact released)
-    const double span = t_end - t0;
     const auto restart = [&](const State& s) {
         earlier_steps += steps;
         earlier_rejected += rejected_now();
@@ -619,107 +608,41 @@ IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeM
         pack(s, solver.y);
         check_setup(CVodeReInit(solver.memory, s.t, solver.y), "CVodeReInit");
     };
-    // While a contact is held (docs/events.md), the state is projected onto it after every
-    // step, and CVODE, restarted at order 1 from each projection, would creep with steps of
-    // sqrt(atol/a): the held motion takes classical RK4 steps of a thousandth of the run
-    // instead (as dopri5's steps while holding), on their cubic Hermite interpolant, and
-    // CVODE starts again from the release.
-    std::optional<RungeKutta4<>> held;
-    HermiteStep hermite(model);
-    const Interpolant hermite_at = [&hermite](double t, State& out) {
-        hermite(t, out);
-    };
-    std::size_t held_steps = 0;
-    State end = state, dense = state;
-    std::size_t next_output = 1;
-    const auto write_dense = [&](const Interpolant& interpolant, double until, bool inclusive) {
-        for (;;) {
-            const double t_out = t0 + static_cast<double>(next_output) * output_interval;
-            if (t_out > until || (!inclusive && t_out == until) || t_end - t_out <= 1e-12 * span) {
-                return;
+    MultistepMethod stepping;
+    stepping.step = [&](State& end) {
+        if (options.max_steps > 0) {
+            const long remaining = static_cast<long>(options.max_steps) - earlier_steps - steps;
+            if (remaining <= 0) {
+                throw_failure(model, name, solver, problem, CV_TOO_MUCH_WORK, t_end);
             }
-            interpolant(t_out, dense);
-            tracker.project(dense);
-            observer(static_cast<const State&>(dense));
-            ++stats.outputs;
-            ++next_output;
-        }
-    };
-    while (state.t < t_end) {
-        const bool holding = tracker.holding();
-        bool last = false;
-        if (holding) {
-            if (model.constrained()) {
-                throw MethodNotApplicable(name, "a contact at rest in a constrained model is "
-                                                "held by dopri5 and rk4 only");
-            }
-            if (!held) {
-                held.emplace(model);
-            }
-            const State begin = state;
-            end = state;
-            const double h = 1e-3 * span;
-            last = t_end - state.t <= 1.01 * h;
-            held->step(end, last ? t_end - state.t : h);
-            end.t = last ? t_end : begin.t + h;
-            ++held_steps;
-            require_finite(model, end, name);
-            hermite.fit(begin, end);
+            CVodeSetMaxNumSteps(solver.memory, remaining);
         } else {
-            if (options.max_steps > 0) {
-                const long remaining = static_cast<long>(options.max_steps) - earlier_steps - steps;
-                if (remaining <= 0) {
-                    throw_failure(model, name, solver, problem, CV_TOO_MUCH_WORK, t_end);
-                }
-                CVodeSetMaxNumSteps(solver.memory, remaining);
-            } else {
-                CVodeSetMaxNumSteps(solver.memory, -1);
-            }
-            sunrealtype reached = 0.0;
-            problem.non_finite = false;
-            const int flag = CVode(solver.memory, t_end, solver.y, &reached, CV_ONE_STEP);
-            CVodeGetNumSteps(solver.memory, &steps);
-            if (flag < 0) {
-                throw_failure(model, name, solver, problem, flag, t_end);
-            }
-            unpack(solver.y, end);
-            last = flag == CV_TSTOP_RETURN || reached >= t_end;
-            end.t = last ? t_end : reached;
-            require_finite(model, end, name);
+            CVodeSetMaxNumSteps(solver.memory, -1);
         }
-        const Interpolant& interpolant = holding ? hermite_at : at;
-        if (auto outcome = tracker.step(end, interpolant)) {
-            if (output_interval > 0.0) {
-                write_dense(interpolant, outcome->before.t, false);
-            }
-            on_event(outcome->before, outcome->label);
-            on_event(outcome->after, outcome->label);
-            stats.outputs += 2;
-            state = outcome->after;
-            if (outcome->terminate) {
-                stats.terminated = true;
-                stats.terminate_message = outcome->message;
-                break;
-            }
-            restart(state);
-            continue;
+        sunrealtype reached = 0.0;
+        problem.non_finite = false;
+        const int flag = CVode(solver.memory, t_end, solver.y, &reached, CV_ONE_STEP);
+        CVodeGetNumSteps(solver.memory, &steps);
+        if (flag < 0) {
+            throw_failure(model, name, solver, problem, flag, t_end);
         }
-        if (output_interval > 0.0) {
-            write_dense(interpolant, end.t, true);
-            if (last) {
-                observer(static_cast<const State&>(end));
-                ++stats.outputs;
-            }
-        } else {
-            observer(static_cast<const State&>(end));
-            ++stats.outputs;
-        }
-        state = end;
-    }
-    stats.steps = static_cast<std::size_t>(earlier_steps + steps) + held_steps;
+        unpack(solver.y, end);
+        const bool last = flag == CV_TSTOP_RETURN || reached >= t_end;
+        end.t = last ? t_end : reached;
+        require_finite(model, end, name);
+        return last;
+    };
+    stepping.at = at;
+    stepping.restart = [&](State& s) {
+        restart(s);
+    };
+    IntegrationStats stats = drive_multistep_events(model, name, state, t_end, output_interval,
+                                                    tracker, stepping, observer, on_event);
+    stats.outputs += 1; // the first row
+    stats.steps += static_cast<std::size_t>(earlier_steps + steps);
     stats.rejected = static_cast<std::size_t>(earlier_rejected + rejected_now());
     stats.force_evaluations = problem.evaluations();
-    return finish();
+    return stats;
 }
 
 #else // built without SUNDIALS

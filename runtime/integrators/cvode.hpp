@@ -94,7 +94,6 @@ IntegrationStats integrate_cvode(const Model& model, State& state, CvodeMethod m
 // A model with events, forward in time: as integrate_cvode, and at each event `on_event` sees
 // the state before and after its reinits with the event's name. IntegrationStats also
 // count the events (event_counts, event_rests) and say whether terminate() ended the run.
-using EventObserver = std::function<void(const State&, std::string_view label)>;
 IntegrationStats integrate_cvode_events(const Model& model, State& state, CvodeMethod method,
                                         const CvodeOptions& options, double t_end,
                                         double output_interval,

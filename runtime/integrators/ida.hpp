@@ -31,8 +31,13 @@
 // interpolated by IDA; never past t_end (IDASetStopTime). An IDA error is a NumericalFailure
 // naming the time, `ida`, IDA's flag and message, and the variable with the largest weighted
 // local error.
+//
+// Events (docs/events.md): integrate_ida_events, below. SUNDIALS' own root finding
+// (IDARootInit) is not used, for the reasons given for CVODE (cvode.hpp): the tracker's
+// rules (grazing crossings, the bracket's lower end, resting) are those of every method.
 #pragma once
 
+#include "runtime/events/event_tracker.hpp"
 #include "runtime/integrate.hpp"
 #include "runtime/model.hpp"
 #include "runtime/sparse_jacobians.hpp"
@@ -44,6 +49,8 @@
 #include <limits>
 
 namespace mdl::runtime {
+
+struct Dopri5Options;
 
 // Whether this build of mdl has SUNDIALS IDA.
 bool ida_available();
@@ -61,6 +68,10 @@ struct IdaOptions {
     // positions on (automatic). Without KLU in the build, always dense.
     LinearAlgebra linear_algebra = LinearAlgebra::automatic;
 };
+
+// The settings ida shares with dopri5's (rtol, atol, initial_step, max_step, max_steps), as
+// `mdl run` and the event driver pass them.
+IdaOptions ida_options(const Dopri5Options& adaptive);
 
 // From this many positions on, `automatic` factorizes IDA's Newton matrix with KLU. Measured
 // with `mdl_bench --benchmark_filter='^ida_step/'` on the pendulum chain (docs/performance.md):
@@ -84,5 +95,18 @@ IdaLinearAlgebra ida_linear_algebra(const Model& model, const IdaOptions& option
 IntegrationStats integrate_ida(const Model& model, State& state, const IdaOptions& options,
                                double t_end, double output_interval,
                                const std::function<void(const State&)>& observer);
+
+// A model with events, forward in time: as integrate_ida with IDA taking one step at a time
+// (IDA_ONE_STEP), each step handed to the EventTracker with the Hermite interpolant of its ends
+// (hermite_step.hpp; IDA's own is linear after each restart), the rules of docs/events.md;
+// `on_event` sees the state before and after each event's reinits (the velocity projected onto G v
+// = 0 in a constrained model). After an event IDA starts again from the state after it (IDAReInit,
+// with consistent derivatives and multipliers); while a contact is held the motion takes the steps
+// of HeldContactSteps. IntegrationStats also count the events and say whether terminate() ended the
+// run.
+IntegrationStats integrate_ida_events(const Model& model, State& state, const IdaOptions& options,
+                                      double t_end, double output_interval,
+                                      const std::function<void(const State&)>& observer,
+                                      const EventObserver& on_event, EventOptions events = {});
 
 } // namespace mdl::runtime

@@ -3,6 +3,7 @@
 // its accumulation time, with dopri5's continuous extension and rk4's Hermite interpolant; an
 // impact oscillator (a mass on a spring hitting a stop) against its analytic motion between
 // impacts; simultaneous events, elsewhen, terminate; the methods that refuse events.
+#include "event_runs.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/integrators/cvode.hpp"
 #include "runtime/methods.hpp"
@@ -24,29 +25,11 @@ using namespace mdl;
 
 namespace {
 
-struct EventRow {
-    runtime::State state;
-    std::string label;
-};
-
-// Every observed state, and the event rows apart.
-struct Recorder {
-    std::vector<runtime::State> states;
-    std::vector<EventRow> events;
-    void operator()(const runtime::State& s) { states.push_back(s); }
-    void event(const runtime::State& s, std::string_view label) {
-        events.push_back({s, std::string(label)});
-    }
-};
+using EventRow = test::EventRow;
+using Recorder = test::EventRecorder;
 
 runtime::RunSettings settings_for(runtime::Method method, double stop, double step) {
-    runtime::RunSettings s;
-    s.method = method;
-    s.stop_time = stop;
-    s.step = step;
-    s.adaptive.rtol = 1e-12;
-    s.adaptive.atol = 1e-14;
-    return s;
+    return test::event_settings(method, stop, step);
 }
 
 struct Run {
@@ -255,7 +238,7 @@ TEST_CASE("Methods that do not detect events refuse a model with events") {
         using runtime::Method;
         if (m.method == Method::rk4 || m.method == Method::dopri5 ||
             m.method == Method::cvode_adams || m.method == Method::cvode_bdf ||
-            m.method == Method::newmark || m.method == Method::galpha ||
+            m.method == Method::ida || m.method == Method::newmark || m.method == Method::galpha ||
             m.method == Method::shake || m.method == Method::rattle) {
             continue; // detect events (shake and rattle in constrained models only)
         }

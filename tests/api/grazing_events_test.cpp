@@ -8,8 +8,10 @@
 // x = R cos(w s - phi), R = hypot(x0, v0/w), phi = atan2(v0/w, x0); it reaches the stop xs
 // (rising) when w s - phi = -alpha (mod 2 pi), alpha = atan2(sqrt(R^2 - xs^2), xs), with speed
 // w sqrt(R^2 - xs^2) (conserved energy), and never when R < xs.
+#include "event_runs.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/integrators/cvode.hpp"
+#include "runtime/integrators/ida.hpp"
 #include "runtime/methods.hpp"
 #include "runtime/run.hpp"
 #include "shipped_model.hpp"
@@ -82,32 +84,18 @@ struct Observed {
     std::vector<std::string> labels;
 };
 
-struct Recorder {
-    Observed* out;
-    bool before = true;
-    void operator()(const runtime::State&) {}
-    void event(const runtime::State& s, std::string_view label) {
-        if (before) {
-            out->impacts.push_back({s.t, s.v[0]});
-            out->labels.emplace_back(label);
-        } else {
-            out->after.push_back(s);
-        }
-        before = !before;
-    }
-};
-
 Observed run(const test::LoadedModel& m, runtime::Method method, double stop, double step,
              double rtol) {
-    runtime::RunSettings settings;
-    settings.method = method;
-    settings.stop_time = stop;
-    settings.step = step;
-    settings.adaptive.rtol = rtol;
-    settings.adaptive.atol = rtol * 1e-2;
     runtime::State s = m.start();
+    test::EventRecorder recorder;
+    runtime::run(m.model, s, test::event_settings(method, stop, step, rtol, rtol * 1e-2), recorder);
     Observed observed;
-    runtime::run(m.model, s, settings, Recorder{&observed});
+    for (std::size_t i = 0; i + 1 < recorder.events.size(); i += 2) {
+        const test::EventRow& before = recorder.events[i];
+        observed.impacts.push_back({before.state.t, before.state.v[0]});
+        observed.labels.push_back(before.label);
+        observed.after.push_back(recorder.events[i + 1].state);
+    }
     return observed;
 }
 
@@ -138,6 +126,9 @@ TEST_CASE("Every grazing impact of a mass on a spring against a stop is found, i
     if (runtime::cvode_available()) {
         cases.push_back({runtime::Method::cvode_adams, 0.0, 1e-12, 2e-9, 1e-9});
         cases.push_back({runtime::Method::cvode_bdf, 0.0, 1e-12, 3e-9, 1e-9});
+    }
+    if (runtime::ida_available()) {
+        cases.push_back({runtime::Method::ida, 0.0, 1e-12, 3e-9, 1e-9});
     }
     const double a = osc.w * osc.w * osc.xs; // deceleration at the stop: dt = dv / a
     for (const Case& c : cases) {

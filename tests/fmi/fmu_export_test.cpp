@@ -328,6 +328,47 @@ TEST_CASE("events in Model Exchange: the importer's RK4 with indicator sign chan
     }
 }
 
+TEST_CASE("events in Model Exchange: the runtime's tracker fires them, and the bouncing ball "
+          "comes to rest at its 62nd impact and stays on the floor") {
+    const Fmu fmu = export_fmu(model("bouncing_ball.mdl"), "ball_me_rest", "");
+    // the importer's RK4 with h = 1e-3 sees sign changes at its step ends only: the late
+    // flights (down to 1e-6 s) lie inside one step, and are seen because the FMU's watched
+    // function after a bounce is below the indicator until it is negative (event_tracker.hpp)
+    const Result r = host(fmu, "events 2 1 1e-3 5");
+    INFO(r.output);
+    REQUIRE(r.status == 0);
+    std::vector<double> impacts;
+    std::vector<double> last;
+    std::stringstream in(r.output);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.starts_with("event,")) {
+            impacts.push_back(std::stod(line.substr(6)));
+        } else if (!line.empty()) {
+            std::stringstream cells(line);
+            std::string cell;
+            last.clear();
+            while (std::getline(cells, cell, ',')) {
+                last.push_back(std::stod(cell));
+            }
+        }
+    }
+    // t1 = sqrt(2 h/g), t_{k+1} = t_k + 2 e^k v1/g; the rest at the impact whose rebound is
+    // below 1e-6 of the first approach: e^62 < 1e-6 (docs/events.md)
+    const double g = 9.81, e = 0.8, t1 = std::sqrt(2.0 / g), v1 = g * t1;
+    REQUIRE(impacts.size() == 62);
+    double t = t1;
+    for (std::size_t k = 0; k < impacts.size(); ++k) {
+        INFO("impact " << k + 1);
+        REQUIRE(impacts[k] == Approx(t).margin(1e-9));
+        t += 2.0 * std::pow(e, static_cast<double>(k + 1)) * v1 / g;
+    }
+    REQUIRE(last.size() == 3);
+    CHECK(last[0] == Approx(5.0).margin(1e-12));
+    CHECK(std::abs(last[1]) <= 1e-12); // on the floor
+    CHECK(std::abs(last[2]) <= 1e-9);  // at rest
+}
+
 TEST_CASE("a stiff-HMM FMU steps to mdl run's numbers (hmm-stiff, rk4 and dopri5 macro)") {
     const std::vector<std::string> columns = {"b1.x",      "b1.y",      "b2.x",      "b2.y",
                                               "der(b1.x)", "der(b1.y)", "der(b2.x)", "der(b2.y)"};
