@@ -246,3 +246,39 @@ TEST_CASE("every stable Duffing branch point is the steady state of a direct run
         CHECK(largest == Approx(p->floquet.max_modulus).epsilon(1e-5));
     }
 }
+
+TEST_CASE("an autonomous branch: the van der Pol period against its small-mu expansion",
+          "[analysis][continuation]") {
+    auto loaded = mdl::test::LoadedModel(mdl::compile(R"(
+model VanDerPol
+  parameter Real mu = 0.05;
+  coordinate x(start = 2, m = 1);
+  potential U = x^2/2;
+  force f(x) = mu*(1 - x^2)*der(x);
+end VanDerPol;
+)",
+                                                      "<test>"));
+    mdl::runtime::analysis::ContinuationOptions options;
+    options.parameter = "mu";
+    options.from = 0.05;
+    options.to = 0.4;
+    options.ds_max = 0.05;
+    Vector q(1), v(1);
+    q << 2.0;
+    v << 0.0;
+    const Branch branch = mdl::runtime::analysis::continue_orbits(loaded.model, q, v, options);
+    REQUIRE(branch.autonomous);
+    REQUIRE(branch.points.size() > 5);
+    CHECK(branch.points.back().parameter == Approx(0.4).epsilon(1e-14));
+    for (const BranchPoint& p : branch.points) {
+        const double mu = p.parameter;
+        // T = 2 pi (1 + mu^2/16 - 5 mu^4/3072 + O(mu^6)); amplitude 2 + O(mu^2)
+        const double expansion = 2 * pi * (1 + mu * mu / 16 - 5 * mu * mu * mu * mu / 3072);
+        CHECK(std::abs(p.period - expansion) < 2 * pi * 0.01 * std::pow(mu, 6) + 1e-9);
+        CHECK(std::abs(p.amplitude[0] - 2.0) < 0.02 * mu * mu + 1e-6);
+        // the trivial multiplier is set aside; the other is exp(-mu T) to leading order
+        CHECK(p.floquet.trivial >= 0);
+        CHECK(p.floquet.stable);
+        CHECK(p.label != "fold");
+    }
+}
