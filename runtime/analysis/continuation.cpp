@@ -46,8 +46,8 @@ bool has_multiplier_near(const FloquetMultipliers& f, bool complex_pair, double 
         if (static_cast<int>(i) == f.trivial) {
             continue;
         }
-        if (complex_pair ? std::abs(mu.imag()) > 1e-6 && std::abs(std::abs(mu) - 1.0) < 1e-3
-                         : std::abs(mu.imag()) < 1e-6 && std::abs(mu.real() - target) < 1e-3) {
+        if (complex_pair ? std::abs(mu.imag()) > 1e-3 && std::abs(std::abs(mu) - 1.0) < 1e-3
+                         : std::abs(mu - target) < 1e-3) {
             return true;
         }
     }

@@ -87,9 +87,10 @@ PeriodicOrbit newton(Flow& flow, double t0, Vector z, double fixed_period, bool 
                 FailureKind::newton_not_converged, "periodic", t0, unknown_name(model, at),
                 fmt::format("single shooting: Newton did not converge in {} iterations: residual "
                             "{:.3g} (tolerance {:.3g}) with {}{}; start closer to the orbit "
-                            "(start values, a run's end state) or give the period",
+                            "(start values, a run's end state){}",
                             iteration, norm, options.tolerance * scale(z), parameter_values(model),
-                            autonomous ? fmt::format(", period {}", format_number(z[m])) : ""));
+                            autonomous ? fmt::format(", period {}", format_number(z[m])) : "",
+                            autonomous ? " or give a better guess of the period" : ""));
         }
         ++iteration;
         const Vector step = -e.jacobian.fullPivLu().solve(e.residual);

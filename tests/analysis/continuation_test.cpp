@@ -246,3 +246,101 @@ TEST_CASE("every stable Duffing branch point is the steady state of a direct run
         CHECK(largest == Approx(p->floquet.max_modulus).epsilon(1e-5));
     }
 }
+
+TEST_CASE("an autonomous branch: the van der Pol period against its small-mu expansion",
+          "[analysis][continuation]") {
+    auto loaded = mdl::test::LoadedModel(mdl::compile(R"(
+model VanDerPol
+  parameter Real mu = 0.05;
+  coordinate x(start = 2, m = 1);
+  potential U = x^2/2;
+  force f(x) = mu*(1 - x^2)*der(x);
+end VanDerPol;
+)",
+                                                      "<test>"));
+    mdl::runtime::analysis::ContinuationOptions options;
+    options.parameter = "mu";
+    options.from = 0.05;
+    options.to = 0.4;
+    options.ds_max = 0.05;
+    Vector q(1), v(1);
+    q << 2.0;
+    v << 0.0;
+    const Branch branch = mdl::runtime::analysis::continue_orbits(loaded.model, q, v, options);
+    REQUIRE(branch.autonomous);
+    REQUIRE(branch.points.size() > 5);
+    CHECK(branch.points.back().parameter == Approx(0.4).epsilon(1e-14));
+    for (const BranchPoint& p : branch.points) {
+        const double mu = p.parameter;
+        // T = 2 pi (1 + mu^2/16 - 5 mu^4/3072 + O(mu^6)); amplitude 2 + O(mu^2)
+        const double expansion = 2 * pi * (1 + mu * mu / 16 - 5 * mu * mu * mu * mu / 3072);
+        CHECK(std::abs(p.period - expansion) < 2 * pi * 0.01 * std::pow(mu, 6) + 1e-9);
+        CHECK(std::abs(p.amplitude[0] - 2.0) < 0.02 * mu * mu + 1e-6);
+        // the trivial multiplier is set aside; the other is exp(-mu T) to leading order
+        CHECK(p.floquet.trivial >= 0);
+        CHECK(p.floquet.stable);
+        CHECK(p.label != "fold");
+    }
+}
+
+TEST_CASE("period doubling: the Mathieu equation's first instability tongue",
+          "[analysis][continuation]") {
+    // x'' + (delta + eps cos t) x = 0: the orbit x = 0 (period 2 pi) loses stability where a
+    // multiplier passes -1, at the edges of the first tongue (delta near 1/4)
+    auto loaded = mdl::test::LoadedModel(mdl::compile(R"(
+model Mathieu
+  parameter Real delta = 0.05; parameter Real eps = 0.2;
+  vibration drive(theta = time) = cos(theta);
+  coordinate x(start = 0, m = 1);
+  potential U = (delta + eps*drive)*x^2/2;
+end Mathieu;
+)",
+                                                      "<test>"));
+    mdl::runtime::analysis::ContinuationOptions options;
+    options.parameter = "delta";
+    options.from = 0.05;
+    options.to = 0.5;
+    options.ds_max = 0.05;
+    const Vector zero = Vector::Zero(1);
+    const Branch branch =
+        mdl::runtime::analysis::continue_orbits(loaded.model, zero, zero, options);
+    const auto doublings = labelled(branch, "period-doubling");
+    REQUIRE(doublings.size() == 2);
+    // the edges from the test's own RK4 monodromy: trace Phi = -2, by bisection in delta
+    const auto trace = [](double delta) {
+        Eigen::Matrix2d phi = Eigen::Matrix2d::Identity();
+        const int steps = 4000;
+        const double h = 2 * pi / steps;
+        const auto A = [delta](double t) {
+            Eigen::Matrix2d a;
+            a << 0, 1, -(delta + 0.2 * std::cos(t)), 0;
+            return a;
+        };
+        for (int i = 0; i < steps; ++i) {
+            const double t = i * h;
+            const Eigen::Matrix2d k1 = A(t) * phi, k2 = A(t + h / 2) * (phi + h / 2 * k1),
+                                  k3 = A(t + h / 2) * (phi + h / 2 * k2),
+                                  k4 = A(t + h) * (phi + h * k3);
+            phi += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+        }
+        return phi.trace() + 2.0;
+    };
+    const auto edge = [&](double lo, double hi) {
+        for (int i = 0; i < 60; ++i) {
+            const double mid = 0.5 * (lo + hi);
+            ((trace(mid) > 0) == (trace(lo) > 0) ? lo : hi) = mid;
+        }
+        return 0.5 * (lo + hi);
+    };
+    const double lower = edge(0.05, 0.25), upper = edge(0.25, 0.5);
+    CHECK(doublings[0]->parameter == Approx(lower).margin(1e-7));
+    CHECK(doublings[1]->parameter == Approx(upper).margin(1e-7));
+    // Mathieu's characteristic values (a = 4 delta, q = 2 eps): b1, a1 = 1 -+ q - q^2/8 ...
+    CHECK(4 * lower == Approx(1 - 0.4 - 0.02 + 0.001).margin(2e-4));
+    CHECK(4 * upper == Approx(1 + 0.4 - 0.02 - 0.001).margin(2e-4));
+    for (const BranchPoint& p : branch.points) {
+        if (p.label.empty()) {
+            CHECK(p.floquet.stable == (p.parameter < lower || p.parameter > upper));
+        }
+    }
+}
