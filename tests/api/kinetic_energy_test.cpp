@@ -165,7 +165,8 @@ end KineticAndBody;
     CHECK(std::abs(end.q[1] - s.q[1]) > 1e-3); // the body moved
 }
 
-TEST_CASE("double pendulum in joint angles follows the Cartesian model with rod constraints") {
+TEST_CASE("double pendulum in joint angles follows the Cartesian model with rod constraints",
+          "[heavy]") {
     // Two independent computations of the same motion: the Cartesian descriptor form (4
     // positions, 2 rods as constraints, RATTLE) and the joint-angle form (2 angles, M(q)
     // from the kinetic energy, explicit Runge-Kutta). The vibration is slowed to omega = 1e3

@@ -121,7 +121,7 @@ TEST_CASE("slider-crank: slider position against the closed-form kinematics") {
     CHECK(worst < 1e-9);
 }
 
-TEST_CASE("slider-crank: energy conservation over a long RATTLE run") {
+TEST_CASE("slider-crank: energy conservation over a long RATTLE run", "[heavy]") {
     // Rigid bodies keep a constant diagonal M, so RATTLE (symplectic, second order) applies;
     // its energy error stays bounded and shrinks with h^2 (Hairer, Lubich & Wanner, Geometric
     // Numerical Integration, sec. VII.1).

@@ -258,7 +258,7 @@ TEST_CASE("hmm-stiff through the CLI: Table 1's accuracy against a direct dopri5
           std::string::npos);
 }
 
-TEST_CASE("strobo on the constrained double pendulum agrees with HMM SHAKE-SHAKE") {
+TEST_CASE("strobo on the constrained double pendulum agrees with HMM SHAKE-SHAKE", "[heavy]") {
     // omega = 1e6: both approximate the averaged motion (the O(1/omega) oscillation is 1e-6).
     // HMM at H = 1/640 has an error of about 3.7e-3 in q1 (a third of the 1.1e-2 between
     // H = 1/320 and 1/640, order 2); strobo at H = 1/320, 32 micro steps a period, about 7e-4.

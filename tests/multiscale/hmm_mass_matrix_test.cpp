@@ -145,7 +145,7 @@ HmmOptions spline_options(double H, double t_end) {
 } // namespace
 
 TEST_CASE("HMM with M(q): the averaged force with velocities is the Kapitza force of M(q)",
-          "[hmm][kinetic][mass-matrix]") {
+          "[hmm][kinetic][mass-matrix][heavy]") {
     constexpr double omega = 1e5;
     LoadedModel m(compile(model_text(omega), "inverted_double_pendulum.mdl"));
     REQUIRE_FALSE(m.model.mass_constant_diagonal());
@@ -172,7 +172,7 @@ TEST_CASE("HMM with M(q): the averaged force with velocities is the Kapitza forc
 
 TEST_CASE("HMM with M(q): the inverted double pendulum in joint angles converges with order 2 "
           "to the averaged solution at omega = 1e4, t = 1 (issue 31)",
-          "[hmm][kinetic][mass-matrix]") {
+          "[hmm][kinetic][mass-matrix][heavy]") {
     constexpr double omega = 1e4, t_end = 1.0;
     const double period = 2.0 * std::numbers::pi / omega;
     const long direct_steps = std::lround(t_end / period * 100.0);

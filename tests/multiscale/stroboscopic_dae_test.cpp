@@ -266,7 +266,7 @@ TEST_CASE("strobo on the double pendulum: the oscillatory solution at stroboscop
 }
 
 TEST_CASE("strobo on the double pendulum agrees with HMM SHAKE-SHAKE (Figure 4.1)",
-          "[strobo][dae]") {
+          "[strobo][dae][heavy]") {
     // omega = 1e6, where HMM's averaged motion and the stroboscopic samples agree up to
     // O(1/omega) (x the motion's sensitivity: 1e6 vs 1e8 move q1 by ~5e-4). HMM SHAKE-SHAKE is
     // of order 2: H = 1/320 and 1/640 differ by d ~ 1.1e-2, so HMM(1/640) is off by ~d/3 and
@@ -320,7 +320,8 @@ TEST_CASE("strobo on the double pendulum agrees with HMM SHAKE-SHAKE (Figure 4.1
     }
 }
 
-TEST_CASE("strobo on the double pendulum: cost and results independent of omega", "[strobo][dae]") {
+TEST_CASE("strobo on the double pendulum: cost and results independent of omega",
+          "[strobo][dae][heavy]") {
     ShippedModel p("double_pendulum.mdl");
     const StroboRun w4 = strobo_pendulum(p, 1e4, 1.0 / 320, 16);
     const StroboRun w6 = strobo_pendulum(p, 1e6, 1.0 / 320, 16);
