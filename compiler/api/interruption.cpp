@@ -1,10 +1,10 @@
-#include "interruption.hpp"
+#include "mdl/interruption.hpp"
 
 #include <atomic>
 #include <csignal>
 #include <string>
 
-namespace mdl::cli {
+namespace mdl {
 
 namespace {
 
@@ -31,6 +31,10 @@ void catch_interruptions() {
     (void)installed;
 }
 
+void request_interruption(int signal) {
+    received.store(signal, std::memory_order_relaxed);
+}
+
 int interruption_signal() {
     return received.load(std::memory_order_relaxed);
 }
@@ -46,4 +50,4 @@ std::string signal_name(int signal) {
     }
 }
 
-} // namespace mdl::cli
+} // namespace mdl

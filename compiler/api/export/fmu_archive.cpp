@@ -1,11 +1,11 @@
 #include "fmu_archive.hpp"
 
-#include "exit_status.hpp"
+#include "mdl/export.hpp"
 
 #include <cstdio>
 #include <zip.h>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace {
 std::string zip_message(zip_t* archive) {
@@ -51,4 +51,4 @@ void write_zip(const std::string& path,
     }
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

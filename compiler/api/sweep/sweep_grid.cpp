@@ -1,11 +1,11 @@
-#include "sweep_grid.hpp"
+#include "mdl/sweep_grid.hpp"
 
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <stdexcept>
 
-namespace mdl::cli {
+namespace mdl {
 
 namespace {
 
@@ -124,4 +124,4 @@ std::vector<std::pair<std::string, double>> SweepGrid::point(std::size_t index) 
     return out;
 }
 
-} // namespace mdl::cli
+} // namespace mdl

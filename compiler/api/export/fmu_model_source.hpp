@@ -8,7 +8,7 @@
 
 #include <string>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 // `definition`: what the description is (the FMU's global `mdl_fmu`; a C library's static
 // constant).
@@ -19,4 +19,4 @@ const char* fmu_model_header();
 // The text of runtime/fmi/c_library.h (the C library's entry point; includes fmu_model.h).
 const char* c_library_header();
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -1,8 +1,8 @@
-#include "sweep_runner.hpp"
+#include "mdl/sweep.hpp"
 
 #include "compiler/api/runtime_view.hpp"
-#include "exit_status.hpp"
-#include "interruption.hpp"
+#include "mdl/interruption.hpp"
+#include "mdl/write_failure.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
 
@@ -22,7 +22,7 @@
 #include <streambuf>
 #include <thread>
 
-namespace mdl::cli {
+namespace mdl {
 
 // The layout of a trajectory CSV (runtime/output/csv_writer.hpp) and the metrics of the
 // summary, computed from the rows as they are written: every column of the last row, the
@@ -368,6 +368,9 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
                     return true;
                 },
                 progress);
+            for (const std::string& note : result->notes) {
+                outcome.notes += note + '\n';
+            }
             if (result->stopped) {
                 outcome.status = RunOutcome::Status::interrupted;
                 outcome.message = fmt::format("interrupted at t = {} by {}", number(last_row),
@@ -484,9 +487,9 @@ std::string SweepRunner::row(std::size_t index, const RunOutcome& outcome, const
     return row;
 }
 
-SweepProgress::SweepProgress(std::size_t total, std::size_t slots, bool enabled)
+SweepProgress::SweepProgress(std::size_t total, std::size_t slots, Show show)
     : total_(total), fractions_(std::make_unique<std::atomic<double>[]>(slots)), slots_(slots),
-      enabled_(enabled), began_(Clock::now()), last_(began_) {
+      show_(std::move(show)), began_(Clock::now()), last_(began_) {
     for (std::size_t i = 0; i < slots_; ++i) {
         fractions_[i].store(0.0);
     }
@@ -500,7 +503,7 @@ void SweepProgress::finished(RunOutcome::Status status) {
 }
 
 void SweepProgress::draw() {
-    if (!enabled_) {
+    if (!show_) {
         return;
     }
     auto now = Clock::now();
@@ -512,23 +515,25 @@ void SweepProgress::draw() {
     for (std::size_t i = 0; i < slots_; ++i) {
         runs += fractions_[i].load(std::memory_order_relaxed);
     }
-    double fraction = total_ ? std::clamp(runs / static_cast<double>(total_), 0.0, 1.0) : 1.0;
-    constexpr int width = 40;
-    std::string bar(static_cast<std::size_t>(fraction * width), '#');
-    bar.resize(width, '.');
-    std::size_t bad = unsuccessful_.load();
-    std::fprintf(stderr, "\r[%s] %5.1f%%  %zu/%zu runs%s %6.1f s", bar.c_str(), 100 * fraction,
-                 completed_.load(), total_,
-                 bad ? fmt::format(" ({} unsuccessful)", bad).c_str() : "",
-                 std::chrono::duration<double>(now - began_).count());
-    std::fflush(stderr);
+    State state;
+    state.fraction = total_ ? std::clamp(runs / static_cast<double>(total_), 0.0, 1.0) : 1.0;
+    state.completed = completed_.load();
+    state.total = total_;
+    state.unsuccessful = unsuccessful_.load();
+    state.seconds = std::chrono::duration<double>(now - began_).count();
+    show_(state);
     shown_ = true;
 }
 
 void SweepProgress::done() {
     if (shown_) {
-        std::fprintf(stderr, "\r\033[K");
-        std::fflush(stderr);
+        State state;
+        state.fraction = 1.0;
+        state.completed = completed_.load();
+        state.total = total_;
+        state.unsuccessful = unsuccessful_.load();
+        state.done = true;
+        show_(state);
         shown_ = false;
     }
 }
@@ -575,4 +580,4 @@ void run_on_threads(const SweepRunner& runner, std::size_t jobs, const NextRun& 
     }
 }
 
-} // namespace mdl::cli
+} // namespace mdl

@@ -5,7 +5,7 @@
 #include <exception>
 #include <optional>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 DeclaredDescriptions
 declared_descriptions(const std::string& path,
@@ -36,4 +36,4 @@ declared_descriptions(const std::string& path,
     return out;
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -7,6 +7,7 @@
 
 #include "declared_descriptions.hpp"
 #include "mdl/compiled_model.hpp"
+#include "mdl/export.hpp"
 #include "mdl/simulation_settings.hpp"
 #include "runtime/fmi/fmu_model.h"
 
@@ -14,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 struct FmuVariable {
     std::string name;
@@ -63,14 +64,6 @@ struct FmuContents {
     std::string kernel_prefix;
 };
 
-// The settings `mdl export` takes from its flags: the method and its settings as `mdl run`
-// takes them (cli/simulation_options.hpp), empty ones falling back to the model's
-// annotation(experiment(...)), then to the method's default, as `mdl run` does.
-struct ExportSettings {
-    SimulationSettings simulation;
-    std::string cpu = "x86-64";
-};
-
 // Throws std::invalid_argument naming the flag for settings an FMU cannot run (cvode-*, a step
 // that is not positive, a multiscale method's setting `mdl run` refuses) and
 // runtime::MethodNotApplicable when the method cannot integrate the model.
@@ -81,4 +74,4 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& se
 // messages: "verlet, leapfrog, ..., hmm, hmm-shake, hmm-rattle, hmm-stiff, strobo".
 std::string fmu_methods();
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace {
 
@@ -168,4 +168,4 @@ std::string fmu_model_source(const FmuContents& c, const std::string& definition
     return s;
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 struct DeclaredDescriptions {
     std::string model;
@@ -23,4 +23,4 @@ declared_descriptions(const std::string& path,
                       const std::vector<std::pair<std::string, double>>& overrides,
                       const std::vector<std::string>& library_paths);
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 // The shared object's bytes. The compiler is $CXX when set, else c++.
 std::string link_fmu_binary(const FmuContents& contents, const std::string& model_source);
@@ -18,4 +18,4 @@ std::string link_fmu_binary(const FmuContents& contents, const std::string& mode
 // built in. Throws LinkFailure naming the places looked at.
 std::string fmi_library();
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

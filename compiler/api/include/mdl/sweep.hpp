@@ -1,11 +1,23 @@
-// The runs of `mdl sweep`: one grid point simulated with the shared compiled model (its own
-// parameters, no recompilation), its trajectory CSV, and its row of the summary CSV; a pool of
-// threads that runs points as a work source hands them out; a progress bar over the runs.
+// Sweeps: a model simulated over a grid of parameter values (mdl/sweep_grid.hpp), each point
+// with the shared compiled model and its own parameters (no recompilation), on threads or in
+// worker processes (mdl/sweep_mpi.hpp: across the ranks of an MPI job). `mdl sweep` is a call
+// of mdl::sweep; Python's mdl.sweep and the C API's mdl_sweep call it too.
+//
+//     mdl::CompiledModel model = mdl::compile_file("models/kapitza.mdl");
+//     mdl::SweepGrid grid({mdl::parse_sweep_axis("omega=1e3:1e6:log:4")});
+//     mdl::SimulationSettings settings;
+//     settings.method = "hmm";
+//     mdl::SweepOptions options;
+//     options.output = "out";  // out/run_<i>.csv, out/summary.csv (docs/sweeps.md)
+//     mdl::SweepReport report = mdl::sweep(model, grid, settings, options);
+//
+// Below it: SweepRunner runs one point (its trajectory CSV, its row of the summary CSV, its
+// notes), run_on_threads and run_in_processes hand points to workers, SweepProgress counts them.
 #pragma once
 
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
-#include "sweep_grid.hpp"
+#include "mdl/sweep_grid.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -17,7 +29,7 @@
 #include <string>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl {
 
 // What one run gave: its summary row and, for the exit status and messages, its status.
 struct RunOutcome {
@@ -29,6 +41,9 @@ struct RunOutcome {
     std::string message;        // empty when ok
     std::string row;            // the summary CSV line, without the line break
     std::string events;         // its lines of events.csv (EventCollection), each ending '\n'
+    // what the run told (SimulationStatistics::notes: consistent-start changes, a tolerance not
+    // met), each ending '\n'
+    std::string notes;
 };
 
 // What `mdl sweep --events` collects into DIR/events.csv (docs/sweeps.md): a row per event
@@ -97,12 +112,20 @@ private:
     std::optional<std::size_t> crash_run_;
 };
 
-// Runs and failures counted so far, drawn on stderr as a progress bar when enabled (stderr a
-// terminal, no --quiet), once the sweep has lasted a second, at most ten times a second;
-// erased when done. `fraction` slots hold the progress of the runs under way.
+// Runs and failures counted so far, and the progress of the runs under way (`fraction`
+// slots), shown by the caller's `show` (mdl sweep: a progress bar on stderr) once the sweep
+// has lasted a second, at most ten times a second, from the thread that waits for the runs;
+// `show` with done = true once at the end if it was shown.
 class SweepProgress {
 public:
-    SweepProgress(std::size_t total, std::size_t slots, bool enabled);
+    struct State {
+        double fraction = 0.0; // of the runs, those under way counted by their progress
+        std::size_t completed = 0, total = 0, unsuccessful = 0;
+        double seconds = 0.0;
+        bool done = false;
+    };
+    using Show = std::function<void(const State&)>;
+    SweepProgress(std::size_t total, std::size_t slots, Show show = {});
     SweepProgress(const SweepProgress&) = delete;
     SweepProgress& operator=(const SweepProgress&) = delete;
     ~SweepProgress() { done(); }
@@ -119,7 +142,7 @@ private:
     std::size_t total_;
     std::unique_ptr<std::atomic<double>[]> fractions_;
     std::size_t slots_;
-    bool enabled_;
+    Show show_;
     std::atomic<std::size_t> completed_{0}, unsuccessful_{0};
     Clock::time_point began_, last_;
     bool shown_ = false;
@@ -134,4 +157,62 @@ void run_on_threads(const SweepRunner& runner, std::size_t jobs, const NextRun& 
                     const RunDone& done, SweepProgress& progress, const std::function<void()>& idle,
                     std::chrono::microseconds poll);
 
-} // namespace mdl::cli
+// processes: each run in a worker process, so that a run that crashes or is killed is one
+// failed row and the sweep goes on; threads: runs on threads of the calling process.
+enum class Isolation { processes, threads };
+
+class SweepDistribution;
+
+struct SweepOptions {
+    std::filesystem::path output; // the directory (created when missing)
+    bool trajectories = true;     // run_<i>.csv per run; false: summary.csv only
+    std::size_t jobs = 0;         // runs at once; 0: the hardware threads (per rank under MPI)
+    Isolation isolation = Isolation::processes;
+    EventCollection events;       // events.csv
+    SweepProgress::Show progress; // e.g. a progress bar
+    // The ranks of an MPI job (mdl/sweep_mpi.hpp); nullptr: this process only.
+    SweepDistribution* distribution = nullptr;
+};
+
+// What a sweep did: every run's outcome in grid order (on rank 0 only under MPI), with the
+// summary (and events.csv) written.
+struct SweepReport {
+    std::vector<RunOutcome> outcomes;
+    std::filesystem::path summary; // DIR/summary.csv
+    std::size_t jobs = 0;          // per rank
+    int ranks = 1;
+    bool root = true;       // false: an MPI rank other than 0 (no outcomes, no files)
+    int interrupted_by = 0; // the signal that interrupted it, or 0
+    std::vector<std::string> silent_ranks; // MPI: ranks that did not report every run
+    std::size_t count(RunOutcome::Status status) const;
+    std::size_t output_failures() const; // trajectory files that could not be written
+};
+
+// Runs every point of `grid` with `settings` and writes DIR/run_<i>.csv, DIR/summary.csv and
+// (options.events) DIR/events.csv. A run's own failure (numerical, a bad setting for its point,
+// a crash of its worker process) is its row's status and message. Throws std::invalid_argument
+// naming the option for bad settings (an axis that is not a Real parameter: "-p n: ...", jobs
+// 0, an output directory that cannot be created, events of a model without when-clauses,
+// every run failing to start), WriteFailure when the summary cannot be written.
+SweepReport sweep(const CompiledModel& compiled, const SweepGrid& grid,
+                  const SimulationSettings& settings, const SweepOptions& options);
+
+// "omega = 1000, vmax = 2": the point's parameters, for messages.
+std::string describe_point(const SweepGrid& grid, std::size_t index);
+
+// Where the runs go when they go beyond this process: the ranks of an MPI job (MpiSweep,
+// mdl/sweep_mpi.hpp, in the library mdl_sweep_mpi).
+class SweepDistribution {
+public:
+    virtual ~SweepDistribution() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    // Rank 0's `ok` on every rank.
+    virtual bool broadcast(bool ok) const = 0;
+    // On rank 0 every outcome in grid order, on the other ranks none.
+    virtual std::vector<RunOutcome> run(const SweepRunner& runner, Isolation isolation,
+                                        std::size_t jobs, SweepProgress& progress) = 0;
+    virtual std::vector<std::string> silent_ranks() const = 0;
+};
+
+} // namespace mdl

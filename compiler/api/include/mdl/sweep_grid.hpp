@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl {
 
 struct SweepAxis {
     std::string name;
@@ -42,4 +42,4 @@ private:
     std::size_t size_ = 1;
 };
 
-} // namespace mdl::cli
+} // namespace mdl

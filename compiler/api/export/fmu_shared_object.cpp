@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace fs = std::filesystem;
 
@@ -60,4 +60,4 @@ std::string link_fmu_binary(const FmuContents& c, const std::string& model_sourc
     return read_file(binary);
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

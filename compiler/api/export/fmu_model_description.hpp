@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 std::string model_description_xml(const FmuContents& contents);
 
@@ -16,4 +16,4 @@ std::string model_description_xml(const FmuContents& contents);
 // the same export the same one. Format "{8-4-4-4-12 hexadecimal digits}".
 void assign_guid(FmuContents& contents, const std::string& extra);
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -15,7 +15,7 @@
 
 #include <string>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 // NAME.h: the entry point, the outputs and parameters, the exported settings.
 std::string c_library_header_text(const FmuContents& contents);
@@ -24,4 +24,4 @@ std::string c_library_header_text(const FmuContents& contents);
 // compiler, objcopy or ar fails, WriteFailure when a file cannot be written.
 void write_c_library(const FmuContents& contents, const std::string& folder);
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

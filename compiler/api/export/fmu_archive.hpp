@@ -5,11 +5,11 @@
 #include <utility>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 // (path inside the archive, contents). Throws WriteFailure (exit_status.hpp) naming the file
 // and the reason; the target is left as it was.
 void write_zip(const std::string& path,
                const std::vector<std::pair<std::string, std::string>>& files);
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

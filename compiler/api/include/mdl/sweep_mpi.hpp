@@ -24,7 +24,7 @@
 // message that will not come.
 #pragma once
 
-#include "sweep_runner.hpp"
+#include "mdl/sweep.hpp"
 
 #include <functional>
 #include <optional>
@@ -34,34 +34,38 @@
 #include <string>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl {
 
 enum class Distribution { static_blocks, dynamic };
-enum class Isolation { processes, threads };
 
 // How long rank 0 waits for the other ranks' rows once interrupted (mpirun kills a job it
 // aborts one second after its SIGTERM).
 inline constexpr std::chrono::milliseconds give_up_after_interruption{300};
 
-class MpiSweep {
+// Every rank calls mdl::sweep with the same arguments and options.distribution = &mpi:
+//
+//     mdl::MpiSweep mpi(mdl::Distribution::dynamic);
+//     options.distribution = &mpi;
+//     mdl::SweepReport report = mdl::sweep(model, grid, settings, options); // rank 0: the rows
+class MpiSweep final : public SweepDistribution {
 public:
-    MpiSweep(); // MPI_Init_thread
-    ~MpiSweep();
+    explicit MpiSweep(Distribution distribution = Distribution::dynamic); // MPI_Init_thread
+    ~MpiSweep() override;
     MpiSweep(const MpiSweep&) = delete;
     MpiSweep& operator=(const MpiSweep&) = delete;
 
-    int rank() const { return rank_; }
-    int size() const { return size_; }
+    int rank() const override { return rank_; }
+    int size() const override { return size_; }
     // Rank 0's `ok` on every rank (e.g. whether it could create the output directory).
-    bool broadcast(bool ok) const;
+    bool broadcast(bool ok) const override;
     // Runs the sweep; on rank 0 every outcome in grid order, on the other ranks none. `jobs`
     // worker processes or threads per rank; `progress` counts the runs this rank sees finish.
     // Interrupted (SIGINT/SIGTERM), rank 0 gives each run without a row an `interrupted` one.
-    std::vector<RunOutcome> run(const SweepRunner& runner, Distribution distribution,
-                                Isolation isolation, std::size_t jobs, SweepProgress& progress);
+    std::vector<RunOutcome> run(const SweepRunner& runner, Isolation isolation, std::size_t jobs,
+                                SweepProgress& progress) override;
     // On rank 0 after an interrupted run(): "rank 2 (runs 2, 5)" for each rank that did not
     // report every run it was given.
-    const std::vector<std::string>& silent_ranks() const { return silent_; }
+    std::vector<std::string> silent_ranks() const override { return silent_; }
 
 private:
     std::vector<RunOutcome> run_static(const SweepRunner& runner, std::size_t jobs,
@@ -78,8 +82,9 @@ private:
                                      const std::vector<int>& owner);
     int rank_ = 0, size_ = 1;
     bool threads_may_call_mpi_ = false; // MPI_THREAD_SERIALIZED provided
+    Distribution distribution_;
     Isolation isolation_ = Isolation::processes;
     std::vector<std::string> silent_;
 };
 
-} // namespace mdl::cli
+} // namespace mdl

@@ -1,6 +1,7 @@
 #include "sweep_workers.hpp"
 
-#include "interruption.hpp"
+#include "compiler/api/warnings.hpp"
+#include "mdl/interruption.hpp"
 
 #include <fmt/format.h>
 
@@ -22,7 +23,7 @@
 #include <unistd.h>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl {
 
 namespace {
 
@@ -64,8 +65,8 @@ bool receive_all(int fd, void* data, std::size_t size) {
     return true;
 }
 
-// An outcome on the wire: status, output_failed, then message, row and events as length +
-// bytes.
+// An outcome on the wire: status, output_failed, then message, row, events and notes as
+// length + bytes.
 std::string encode(const RunOutcome& outcome) {
     std::string bytes;
     auto put32 = [&](std::uint32_t v) {
@@ -79,6 +80,8 @@ std::string encode(const RunOutcome& outcome) {
     bytes += outcome.row;
     put32(static_cast<std::uint32_t>(outcome.events.size()));
     bytes += outcome.events;
+    put32(static_cast<std::uint32_t>(outcome.notes.size()));
+    bytes += outcome.notes;
     return bytes;
 }
 
@@ -90,7 +93,7 @@ std::optional<RunOutcome> decode(int fd) {
     RunOutcome outcome;
     outcome.status = static_cast<RunOutcome::Status>(head[0]);
     outcome.output_failed = head[1] != 0;
-    for (std::string* text : {&outcome.message, &outcome.row, &outcome.events}) {
+    for (std::string* text : {&outcome.message, &outcome.row, &outcome.events, &outcome.notes}) {
         std::uint32_t size = 0;
         if (!receive_all(fd, &size, 4)) {
             return std::nullopt;
@@ -326,9 +329,9 @@ private:
         if (spawn(slot, error)) {
             give(workers_.back(), next);
         } else {
-            std::cerr << fmt::format("mdl sweep: warning: cannot start a worker process to "
-                                     "replace one that died: {}; the sweep goes on with fewer\n",
-                                     error);
+            warn(fmt::format("cannot start a worker process to replace one that died: {}; the "
+                             "sweep goes on with fewer",
+                             error));
         }
     }
 
@@ -376,4 +379,4 @@ void run_in_processes(const SweepRunner& runner, std::size_t jobs, const NextRun
     pool.run(next, done, poll, idle);
 }
 
-} // namespace mdl::cli
+} // namespace mdl

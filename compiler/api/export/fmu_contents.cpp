@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace {
 
@@ -322,4 +322,4 @@ FmuContents fmu_contents(const CompiledModel& compiled, const ExportSettings& o,
     return c;
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -2,18 +2,13 @@
 // files written and read, shell quoting and the compiler's command ($CXX, else c++).
 #pragma once
 
+#include "mdl/export.hpp"
+
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 
-namespace mdl::cli {
-
-// No compiler, no FMI library, or the link failed: what() says which, with the compiler's
-// output.
-class LinkFailure : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+namespace mdl::exporting {
 
 // A temporary folder removed with everything in it when this goes out of scope.
 class TemporaryFolder {
@@ -41,4 +36,4 @@ std::string system_compiler();
 void run_or_throw(const std::string& command, const std::filesystem::path& log,
                   const std::filesystem::path& product, const std::string& what);
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

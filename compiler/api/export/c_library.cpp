@@ -1,9 +1,9 @@
 #include "c_library.hpp"
 
-#include "exit_status.hpp"
 #include "fmu_model_source.hpp"
 #include "fmu_shared_object.hpp"
 #include "link_support.hpp"
+#include "mdl/export.hpp"
 #include "runtime/numerical_failure.hpp"
 
 #include <cctype>
@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fstream>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace fs = std::filesystem;
 
@@ -218,4 +218,4 @@ void write_c_library(const FmuContents& c, const std::string& folder) {
     }
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace {
 
@@ -196,4 +196,4 @@ void assign_guid(FmuContents& c, const std::string& extra) {
                          a & 0xffff, b >> 48, b & 0xffffffffffffULL);
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <unistd.h>
 
-namespace mdl::cli {
+namespace mdl::exporting {
 
 namespace fs = std::filesystem;
 
@@ -79,4 +79,4 @@ void run_or_throw(const std::string& command, const fs::path& log, const fs::pat
     }
 }
 
-} // namespace mdl::cli
+} // namespace mdl::exporting

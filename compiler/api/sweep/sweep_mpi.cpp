@@ -1,6 +1,6 @@
-#include "sweep_mpi.hpp"
+#include "mdl/sweep_mpi.hpp"
 
-#include "interruption.hpp"
+#include "mdl/interruption.hpp"
 #include "sweep_workers.hpp"
 
 #include <atomic>
@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <thread>
 
-namespace mdl::cli {
+namespace mdl {
 
 namespace {
 
@@ -23,12 +23,13 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int tag = 1011;
 
-// One outcome as bytes: "index status output_failed message_size row_size events_size\n"
-// message row events.
+// One outcome as bytes: "index status output_failed message_size row_size events_size
+// notes_size\n" message row events notes.
 std::string serialize(std::size_t index, const RunOutcome& o) {
-    return fmt::format("{} {} {} {} {} {}\n", index, static_cast<int>(o.status),
-                       o.output_failed ? 1 : 0, o.message.size(), o.row.size(), o.events.size()) +
-           o.message + o.row + o.events;
+    return fmt::format("{} {} {} {} {} {} {}\n", index, static_cast<int>(o.status),
+                       o.output_failed ? 1 : 0, o.message.size(), o.row.size(), o.events.size(),
+                       o.notes.size()) +
+           o.message + o.row + o.events + o.notes;
 }
 
 // Appends the outcomes of `bytes` (serialize's, concatenated) to `out`; returns their indices.
@@ -39,11 +40,11 @@ std::vector<std::size_t> deserialize(const std::string& bytes,
     while (at < bytes.size()) {
         std::size_t eol = bytes.find('\n', at);
         std::istringstream head(bytes.substr(at, eol - at));
-        std::size_t index = 0, message = 0, row = 0, events = 0;
+        std::size_t index = 0, message = 0, row = 0, events = 0, notes = 0;
         int status = 0, output_failed = 0;
         if (eol == std::string::npos ||
-            !(head >> index >> status >> output_failed >> message >> row >> events) ||
-            index >= out.size() || eol + 1 + message + row + events > bytes.size()) {
+            !(head >> index >> status >> output_failed >> message >> row >> events >> notes) ||
+            index >= out.size() || eol + 1 + message + row + events + notes > bytes.size()) {
             throw std::runtime_error("mdl sweep: garbled result message between MPI ranks");
         }
         RunOutcome o;
@@ -52,9 +53,10 @@ std::vector<std::size_t> deserialize(const std::string& bytes,
         o.message = bytes.substr(eol + 1, message);
         o.row = bytes.substr(eol + 1 + message, row);
         o.events = bytes.substr(eol + 1 + message + row, events);
+        o.notes = bytes.substr(eol + 1 + message + row + events, notes);
         out[index] = std::move(o);
         indices.push_back(index);
-        at = eol + 1 + message + row + events;
+        at = eol + 1 + message + row + events + notes;
     }
     return indices;
 }
@@ -123,7 +125,7 @@ private:
 
 } // namespace
 
-MpiSweep::MpiSweep() {
+MpiSweep::MpiSweep(Distribution distribution) : distribution_(distribution) {
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
     threads_may_call_mpi_ = provided >= MPI_THREAD_SERIALIZED;
@@ -145,12 +147,11 @@ bool MpiSweep::broadcast(bool ok) const {
     return value != 0;
 }
 
-std::vector<RunOutcome> MpiSweep::run(const SweepRunner& runner, Distribution distribution,
-                                      Isolation isolation, std::size_t jobs,
-                                      SweepProgress& progress) {
+std::vector<RunOutcome> MpiSweep::run(const SweepRunner& runner, Isolation isolation,
+                                      std::size_t jobs, SweepProgress& progress) {
     isolation_ = isolation;
-    return distribution == Distribution::dynamic ? run_dynamic(runner, jobs, progress)
-                                                 : run_static(runner, jobs, progress);
+    return distribution_ == Distribution::dynamic ? run_dynamic(runner, jobs, progress)
+                                                  : run_static(runner, jobs, progress);
 }
 
 void MpiSweep::execute(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
@@ -346,4 +347,4 @@ std::vector<RunOutcome> MpiSweep::run_dynamic(const SweepRunner& runner, std::si
     return complete(runner, std::move(results), owner);
 }
 
-} // namespace mdl::cli
+} // namespace mdl

@@ -13,14 +13,14 @@
 // boundary as in a threaded sweep.
 #pragma once
 
-#include "sweep_runner.hpp"
+#include "mdl/sweep.hpp"
 
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
 
-namespace mdl::cli {
+namespace mdl {
 
 // Runs the points that `next` hands out in `jobs` worker processes; `next`, `done`, `idle` and
 // the progress are called in this process, on the calling thread only (so under MPI they may
@@ -32,4 +32,4 @@ void run_in_processes(const SweepRunner& runner, std::size_t jobs, const NextRun
                       const RunDone& done, SweepProgress& progress, std::chrono::milliseconds poll,
                       const std::function<void()>& idle = {}, const std::string& where = "");
 
-} // namespace mdl::cli
+} // namespace mdl
