@@ -2,6 +2,7 @@
 // NumPy arrays, and simulate() over the library's one simulation driver (mdl/simulate.hpp),
 // with the GIL released while it integrates. python/mdl/__init__.py adds the rest of the
 // public module (the sweep, the result's conveniences) in Python.
+#include "library_bindings.hpp"
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
 #include "mdl/simulation_settings.hpp"
@@ -336,4 +337,5 @@ PYBIND11_MODULE(_mdl, m) {
               return model;
           });
     m.def("_setting_names", &mdl::setting_names);
+    mdl::python::register_library_bindings(m, settings_of);
 }

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -196,6 +197,20 @@ struct SweepReport {
 // every run failing to start), WriteFailure when the summary cannot be written.
 SweepReport sweep(const CompiledModel& compiled, const SweepGrid& grid,
                   const SimulationSettings& settings, const SweepOptions& options);
+
+// One point of a sweep kept in memory: its parameters, and its result or the exception its run
+// threw (NumericalFailure; std::invalid_argument for a setting its parameters make bad).
+struct SweepPoint {
+    std::vector<std::pair<std::string, double>> parameters;
+    std::shared_ptr<SimulationResult> result; // with its notes in result->statistics.notes
+    std::exception_ptr error;
+};
+
+// The points of `grid` simulated with `settings` on `jobs` threads (0: the hardware threads),
+// in grid order, their results in memory (no files): what Python's mdl.sweep returns. Once
+// interruption_signal() is set no new point starts; those left have neither result nor error.
+std::vector<SweepPoint> sweep_results(const CompiledModel& compiled, const SweepGrid& grid,
+                                      const SimulationSettings& settings, std::size_t jobs = 0);
 
 // "omega = 1000, vmax = 2": the point's parameters, for messages.
 std::string describe_point(const SweepGrid& grid, std::size_t index);
