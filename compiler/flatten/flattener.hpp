@@ -166,6 +166,10 @@ private:
     // (without a diagnostic) when it depends on anything else: Real parameters, positions, time.
     std::optional<double> static_value(const ast::Expr& e, Scope& s, const Env& env);
 
+    // Both operands' static values, or nullopt.
+    std::optional<std::pair<double, double>> static_operands(const ast::Binary& b, Scope& s,
+                                                             const Env& env);
+
     // Whether a condition holds, when it is known now; nullopt when it is decided at run time.
     std::optional<bool> static_condition(const ast::Expr& e, Scope& s, const Env& env);
 

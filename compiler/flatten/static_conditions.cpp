@@ -31,25 +31,36 @@ std::optional<double> Flattener::static_value(const ast::Expr& e, Scope& s, cons
     if (!b) {
         return std::nullopt;
     }
-    auto l = static_value(*b->lhs, s, env);
-    auto r = l ? static_value(*b->rhs, s, env) : std::nullopt;
-    if (!r) {
+    const auto operands = static_operands(*b, s, env);
+    if (!operands) {
         return std::nullopt;
     }
+    const auto [l, r] = *operands;
     switch (b->op) {
     case ast::BinaryOp::add:
-        return *l + *r;
+        return l + r;
     case ast::BinaryOp::sub:
-        return *l - *r;
+        return l - r;
     case ast::BinaryOp::mul:
-        return *l * *r;
+        return l * r;
     case ast::BinaryOp::div:
-        return *l / *r;
+        return l / r;
     case ast::BinaryOp::pow:
-        return std::pow(*l, *r);
+        return std::pow(l, r);
     default:
         return std::nullopt;
     }
+}
+
+// Both operands' static values (the right one only when the left one has one), or nullopt.
+std::optional<std::pair<double, double>> Flattener::static_operands(const ast::Binary& b, Scope& s,
+                                                                    const Env& env) {
+    const auto l = static_value(*b.lhs, s, env);
+    const auto r = l ? static_value(*b.rhs, s, env) : std::nullopt;
+    if (!r) {
+        return std::nullopt;
+    }
+    return std::pair(*l, *r);
 }
 
 // Whether a condition holds, when it is known now; nullopt when it is decided at run time.
@@ -78,24 +89,24 @@ std::optional<bool> Flattener::static_condition(const ast::Expr& e, Scope& s, co
         b->op != Op::eq && b->op != Op::ne) {
         return std::nullopt;
     }
-    auto l = static_value(*b->lhs, s, env);
-    auto r = l ? static_value(*b->rhs, s, env) : std::nullopt;
-    if (!r) {
+    const auto operands = static_operands(*b, s, env);
+    if (!operands) {
         return std::nullopt;
     }
+    const auto [l, r] = *operands;
     switch (b->op) {
     case Op::lt:
-        return *l < *r;
+        return l < r;
     case Op::le:
-        return *l <= *r;
+        return l <= r;
     case Op::gt:
-        return *l > *r;
+        return l > r;
     case Op::ge:
-        return *l >= *r;
+        return l >= r;
     case Op::eq:
-        return *l == *r;
+        return l == r;
     default:
-        return *l != *r;
+        return l != r;
     }
 }
 
