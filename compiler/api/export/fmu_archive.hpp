@@ -7,7 +7,7 @@
 
 namespace mdl::exporting {
 
-// (path inside the archive, contents). Throws WriteFailure (exit_status.hpp) naming the file
+// (path inside the archive, contents). Throws WriteFailure (mdl/write_failure.hpp) naming the file
 // and the reason; the target is left as it was.
 void write_zip(const std::string& path,
                const std::vector<std::pair<std::string, std::string>>& files);

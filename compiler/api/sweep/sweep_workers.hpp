@@ -1,6 +1,6 @@
 // The runs of a local `mdl sweep` in worker processes, so that a run which kills the process it
 // runs in (a crash, the out-of-memory killer, a signal sent to it) is one failed row and the
-// sweep goes on. The alternative to run_on_threads (sweep_runner.hpp), with the same contract.
+// sweep goes on. The alternative to run_on_threads (mdl/sweep.hpp), with the same contract.
 //
 // `jobs` workers are forked from the sweep's process after the model is compiled: each shares
 // the compiled kernels copy-on-write, takes run indices from a pipe, runs them with
