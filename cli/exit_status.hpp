@@ -3,8 +3,7 @@
 // written, and a signal that asked the run to stop.
 #pragma once
 
-#include <stdexcept>
-#include <string>
+#include "mdl/write_failure.hpp"
 
 namespace mdl::cli {
 
@@ -21,12 +20,7 @@ constexpr int interrupted(int signal) {
 }
 } // namespace exit_status
 
-// A write that failed: "writing 'out.csv': No space left on device".
-class WriteFailure : public std::runtime_error {
-public:
-    WriteFailure(const std::string& file, const std::string& reason)
-        : std::runtime_error("writing '" + file + "': " + reason) {}
-    explicit WriteFailure(const std::string& message) : std::runtime_error(message) {}
-};
+// A write that failed: "writing 'out.csv': No space left on device" (the library's).
+using mdl::WriteFailure;
 
 } // namespace mdl::cli

@@ -5,16 +5,12 @@
 // here (every method of mdl run but SUNDIALS' cvode-* and ida, the multiscale ones included),
 // and which gives unconstrained models' derivatives to Model Exchange importers (docs/fmi.md);
 // and/or as a C library (libNAME.a, libNAME.so, NAME.h: c_library.hpp).
-#include "c_library.hpp"
+// The export is the library's (mdl/export.hpp); this file parses the options and prints what
+// was written.
 #include "commands.hpp"
-#include "declared_descriptions.hpp"
 #include "exit_status.hpp"
-#include "fmu_archive.hpp"
-#include "fmu_contents.hpp"
-#include "fmu_model_description.hpp"
-#include "fmu_model_source.hpp"
-#include "fmu_shared_object.hpp"
 #include "mdl/compiled_model.hpp"
+#include "mdl/export.hpp"
 #include "model_options.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "simulation_options.hpp"
@@ -35,45 +31,23 @@ struct ExportOptions {
     std::vector<std::string> parameters; // name=value
 };
 
-int export_fmu(ExportOptions& o) {
-    SimulationSettings& run = o.settings.simulation;
+int export_model(ExportOptions& o) {
     if (o.fmu.empty() && o.c_library.empty()) {
         throw std::invalid_argument("give --fmu FILE, --c-library DIR or both: what to write");
     }
-    const auto assignments = parse_assignments(o.parameters);
-    run.structural_parameters = assignments; // Integer ones fix the structure
-    CompiledModel compiled = compile_file(o.file, compile_options(run));
-    for (std::size_t i = 0; i < assignments.size(); ++i) {
-        try {
-            compiled.set_parameter(assignments[i].first, assignments[i].second);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(fmt::format("-p {}: {}", o.parameters[i], e.what()));
-        }
-    }
-    const DeclaredDescriptions descriptions =
-        declared_descriptions(o.file, run.structural_parameters, run.library_paths);
-    FmuContents contents = fmu_contents(compiled, o.settings, descriptions);
-    assign_guid(contents, fmu_model_source(contents));
-    const std::string method =
-        contents.method +
-        (contents.adaptive
-             ? ""
-             : fmt::format(" {} {}", contents.multiscale ? "macro step" : "step", contents.step));
+    o.settings.parameters = parse_assignments(o.parameters);
     if (!o.fmu.empty()) {
-        const std::string binary = link_fmu_binary(contents, fmu_model_source(contents));
-        write_zip(o.fmu, {{"modelDescription.xml", model_description_xml(contents)},
-                          {"binaries/linux64/" + contents.model_identifier + ".so", binary}});
+        const ExportSummary s = export_fmu(o.file, o.fmu, o.settings);
         std::cerr << fmt::format("mdl export: wrote {} (FMI 2.0 Co-Simulation{}, {}, {} "
                                  "variables)\n",
-                                 o.fmu, contents.model_exchange ? " and Model Exchange" : "",
-                                 method, contents.variables.size());
+                                 o.fmu, s.model_exchange ? " and Model Exchange" : "", s.method,
+                                 s.variables);
     }
     if (!o.c_library.empty()) {
-        write_c_library(contents, o.c_library);
-        const std::string& name = contents.model_identifier;
+        const ExportSummary s = export_c_library(o.file, o.c_library, o.settings);
         std::cerr << fmt::format("mdl export: wrote lib{1}.a, lib{1}.so and {1}.h in {0} ({2}; "
                                  "{1}_simulate)\n",
-                                 o.c_library, name, method);
+                                 o.c_library, s.identifier, s.method);
     }
     return exit_status::success;
 }
@@ -108,7 +82,7 @@ std::function<int()> add_export_command(CLI::App& app) {
                     "a CPU name, or native");
     return [o]() {
         try {
-            return export_fmu(*o);
+            return export_model(*o);
         } catch (const CompileError& e) {
             std::cerr << e.what();
             return exit_status::model_error;

@@ -1,21 +1,14 @@
 // SIGINT (Ctrl-C) and SIGTERM end `mdl run` and `mdl sweep` at a step boundary instead of
-// killing them mid-line: the handler only records the signal, and the step observer of the
-// run (mdl/simulate.hpp) checks it after each state, then ends the run there. A second signal of
-// the same kind kills at once (the handler is reset), so a run that does not reach a step boundary
-// can still be stopped.
+// killing them mid-line: the library's flag (mdl/interruption.hpp), set by the handlers that
+// catch_interruptions() installs, checked by the step observer of the run after each state.
 #pragma once
 
-#include <string>
+#include "mdl/interruption.hpp"
 
 namespace mdl::cli {
 
-// Installs the handlers for SIGINT and SIGTERM (once; later calls do nothing).
-void catch_interruptions();
-
-// The signal received since catch_interruptions(), or 0.
-int interruption_signal();
-
-// "SIGINT", "SIGTERM", else "signal N".
-std::string signal_name(int signal);
+using mdl::catch_interruptions;
+using mdl::interruption_signal;
+using mdl::signal_name;
 
 } // namespace mdl::cli

@@ -49,6 +49,9 @@ target_include_directories(mdl_shared PUBLIC
 target_include_directories(mdl_shared PRIVATE ${CMAKE_BINARY_DIR}/compiler/api) # generated
 target_compile_features(mdl_shared PUBLIC cxx_std_20) # compiled_model.hpp uses std::span
 target_link_libraries(mdl_shared PRIVATE ${mdl_api_libraries})
+get_target_property(mdl_api_definitions mdl_api COMPILE_DEFINITIONS)
+target_compile_definitions(mdl_shared PRIVATE ${mdl_api_definitions})
+add_dependencies(mdl_shared mdl_fmi) # export links FMUs with it
 # Exported: the API's functions and classes. Not exported: the static stage libraries'
 # symbols and the inline functions of the headers compiled_model.cpp includes. Every
 # undefined symbol must be resolved by the libraries named here (sanitizer runtimes excepted:

@@ -3,6 +3,7 @@
 // with the GIL released while it integrates. python/mdl/__init__.py adds the rest of the
 // public module (the sweep, the result's conveniences) in Python.
 #include "chart_bindings.hpp"
+#include "library_bindings.hpp"
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
 #include "mdl/simulation_settings.hpp"
@@ -343,4 +344,5 @@ PYBIND11_MODULE(_mdl, m) {
     register_modes(m); // mdl.Model.modes()
     register_periodic_bindings(m);
     register_chart_bindings(m);
+    mdl::python::register_library_bindings(m, settings_of);
 }

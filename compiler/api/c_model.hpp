@@ -2,12 +2,17 @@
 #pragma once
 
 #include "mdl/compiled_model.hpp"
+#include "mdl/simulation_settings.hpp"
 
 #include <cstdlib>
 #include <cstring>
 
 struct mdl_model {
     mdl::CompiledModel model;
+};
+
+struct mdl_settings {
+    mdl::SimulationSettings settings;
 };
 
 namespace mdl::c_api {

@@ -9,10 +9,6 @@
 #include <string>
 #include <vector>
 
-struct mdl_settings {
-    mdl::SimulationSettings settings;
-};
-
 struct mdl_result {
     mdl::OutputLayout layout;
     std::vector<double> values; // rows x columns

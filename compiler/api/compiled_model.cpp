@@ -11,12 +11,14 @@
 #include "parse/parser.hpp"
 #include "symbolic/equations_of_motion.hpp"
 #include "symbolic/parity.hpp"
+#include "warnings.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
+#include <mutex>
 #include <optional>
 
 namespace mdl {
@@ -97,14 +99,31 @@ std::vector<double> recompute(const check::CheckedModel& model, std::vector<doub
 
 } // namespace
 
-void set_warning_handler(std::function<void(const std::string& warning)> handler) {
-    if (!handler) {
-        codegen::set_cache_warning_handler({});
-        return;
+namespace {
+
+std::mutex warning_mutex;
+std::function<void(const std::string& warning)> warning_handler;
+
+} // namespace
+
+void warn(const std::string& warning) {
+    std::function<void(const std::string&)> handler;
+    {
+        std::lock_guard lock(warning_mutex);
+        handler = warning_handler;
     }
-    codegen::set_cache_warning_handler([handler = std::move(handler)](const std::string& warning) {
-        handler("code cache: " + warning);
-    });
+    if (handler) {
+        handler(warning);
+    }
+}
+
+void set_warning_handler(std::function<void(const std::string& warning)> handler) {
+    {
+        std::lock_guard lock(warning_mutex);
+        warning_handler = std::move(handler);
+    }
+    codegen::set_cache_warning_handler(
+        [](const std::string& warning) { warn("code cache: " + warning); });
 }
 
 CompiledModel compile(std::string_view source_text, std::string_view name,

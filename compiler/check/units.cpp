@@ -531,22 +531,20 @@ private:
                                            kind, name, fmt::format(fmt::runtime(example), name)));
             }
         };
-        for (std::size_t i = 0; i < m_.parameters.size(); ++i) {
-            warn(parameter_var_[i], m_.parameters[i].range, "parameter", m_.parameters[i].name,
-                 "'parameter Real {}(unit = \"...\") = ...'");
-        }
-        for (std::size_t i = 0; i < m_.positions.size(); ++i) {
-            warn(position_var_[i], m_.positions[i].range, "coordinate", m_.positions[i].name,
-                 "'coordinate {}(unit = \"...\", ...)'");
-        }
-        for (std::size_t i = 0; i < m_.states.size(); ++i) {
-            warn(state_var_[i], m_.states[i].range, "state", m_.states[i].name,
-                 "'Real {}(unit = \"...\", ...)'");
-        }
-        for (std::size_t i = 0; i < m_.vibrations.size(); ++i) {
-            warn(vibration_var_[i], m_.vibrations[i].range, "vibration", m_.vibrations[i].name,
-                 "'vibration {}(theta = ..., unit = \"...\") = ...'");
-        }
+        // each declaration of a kind with its unit's variable
+        const auto warn_each = [&](const auto& variables, const auto& declarations,
+                                   const char* kind, const char* example) {
+            for (std::size_t i = 0; i < declarations.size(); ++i) {
+                warn(variables[i], declarations[i].range, kind, declarations[i].name, example);
+            }
+        };
+        warn_each(parameter_var_, m_.parameters, "parameter",
+                  "'parameter Real {}(unit = \"...\") = ...'");
+        warn_each(position_var_, m_.positions, "coordinate",
+                  "'coordinate {}(unit = \"...\", ...)'");
+        warn_each(state_var_, m_.states, "state", "'Real {}(unit = \"...\", ...)'");
+        warn_each(vibration_var_, m_.vibrations, "vibration",
+                  "'vibration {}(theta = ..., unit = \"...\") = ...'");
     }
 
     std::string text(std::uint32_t v, const std::string& declared_text) const {

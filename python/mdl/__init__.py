@@ -11,6 +11,7 @@ stiff HMM) by the same library code, so the numbers equal the command line's bit
     r.t, r["q"], r.stats.force_evaluations
     f = m.force(0.0, q, v)                            # kernels on NumPy arrays
     s = mdl.sweep(m, {"omega": [1e3, 1e4]}, method="hmm", stop=1.0)
+    mdl.export_fmu(m, "kapitza.fmu", method="hmm")     # or mdl.export_c_library(m, "out/")
 
 Errors: ``mdl.CompileError`` (the clang-style report in ``.report``), ``mdl.NumericalFailure``
 (``.time``, ``.variable``, ``.method``), ``ValueError`` for a bad option (the message names
@@ -19,7 +20,7 @@ simulates, so threads run simulations in parallel. See docs/python.md.
 """
 
 import itertools
-from concurrent.futures import ThreadPoolExecutor
+import warnings
 from collections.abc import MutableMapping
 
 # NumPy is imported here, in the importing thread: its first import from a sweep's worker
@@ -29,6 +30,7 @@ import numpy
 from . import _mdl
 
 __all__ = ["compile_file", "compile", "Model", "Result", "Statistics", "sweep", "SweepRun",
+           "export_fmu", "export_c_library", "set_warning_handler",
            "CompileError", "NumericalFailure", "options", "PeriodicOrbit", "Branch",
            "StabilityChart", "Modes"]
 
@@ -355,37 +357,109 @@ def compile(source, name="<model>", parameters=None, library=(), no_cache=False)
 
 
 class SweepRun:
-    """One point of a sweep: ``parameters`` (name -> value), and ``result`` (a Result) or
-    ``error`` (the exception: NumericalFailure, ValueError)."""
+    """One point of a sweep: ``parameters`` (name -> value), ``status`` ("ok", "failed",
+    "error", "interrupted"), ``message`` and ``notes``; in memory also ``result`` (a Result)
+    or ``error`` (the exception: NumericalFailure, ValueError)."""
 
     def __init__(self, index, parameters, result=None, error=None):
         self.index = index
         self.parameters = parameters
         self.result = result
         self.error = error
+        self.status = "ok" if error is None else "failed"  # as summary.csv's status column
+        self.message = "" if error is None else str(error)
+        self.notes = []  # what the run told: SimulationStatistics::notes
 
     def __repr__(self):
-        status = "ok" if self.error is None else f"{type(self.error).__name__}: {self.error}"
+        status = self.status if self.error is None else f"{type(self.error).__name__}: {self.error}"
         return f"<mdl.SweepRun {self.index} {self.parameters}: {status}>"
 
 
-def sweep(model, grid, jobs=None, method=None, **options):
+def sweep(model, grid, jobs=None, method=None, output=None, isolation="thread",
+          summary_only=False, **options):
     """Runs the Cartesian product of the parameter values in ``grid`` (name -> values) with
-    one compiled model, each point with its own parameters (no recompilation), on ``jobs``
-    threads (default: one per core), as ``mdl sweep`` does: points numbered in its order (the
-    first parameter varies slowest). Returns the list of ``SweepRun``; a point that fails
-    carries its exception instead of a result."""
+    one compiled model, each point with its own parameters (no recompilation), by the library's
+    sweep (the one ``mdl sweep`` runs): points numbered in its order (the first parameter
+    varies slowest), ``jobs`` at once (default: one per core). Returns the list of
+    ``SweepRun``.
+
+    Without ``output``: on threads, the results in memory; a point that fails carries its
+    exception (NumericalFailure, ValueError) instead of a result, and each result's notes are
+    in ``result.stats.notes``. With ``output`` (a directory): as ``mdl sweep --output`` writes
+    it (run_<i>.csv unless ``summary_only``, summary.csv; docs/sweeps.md), on threads or, with
+    ``isolation="process"``, in worker processes (a run that crashes is one failed row); each
+    ``SweepRun`` then has ``status``, ``message`` and ``notes`` and no result. The GIL is
+    released while the runs go."""
     names = list(grid)
-    points = [dict(zip(names, (float(v) for v in values)))
-              for values in itertools.product(*(list(grid[name]) for name in names))]
+    axes = [(name, [float(v) for v in grid[name]]) for name in names]
+    native = model._native
+    if output is None:
+        if isolation != "thread":
+            raise ValueError("isolation: worker processes write their runs to files; "
+                             "give output=DIRECTORY")
+        runs = []
+        for index, (parameters, result, failure) in enumerate(
+                _mdl._sweep_results(native, axes, jobs or 0, method=method, **options)):
+            run = SweepRun(index, dict(parameters))
+            if result is not None:
+                run.result = Result(result, native.unit)
+                run.notes = list(result.stats.notes)
+            elif failure is not None:
+                try:
+                    failure.raise_()
+                except (NumericalFailure, ValueError) as error:
+                    run.error = error
+                    run.status = "failed" if isinstance(error, NumericalFailure) else "error"
+                    run.message = str(error)
+            else:
+                run.status, run.message = "interrupted", "not started"
+            runs.append(run)
+        return runs
+    if isolation not in ("thread", "process"):
+        raise ValueError(f"isolation: 'thread' or 'process', got {isolation!r}")
+    outcomes = _mdl._sweep_files(native, axes, str(output), jobs or 0, isolation == "process",
+                                 not summary_only, method=method, **options)
+    points = [dict(zip(names, values))
+              for values in itertools.product(*(values for _, values in axes))]
+    runs = []
+    for index, (status, message, notes) in enumerate(outcomes):
+        run = SweepRun(index, points[index])
+        run.status, run.message = status, message
+        run.notes = notes.splitlines()
+        runs.append(run)
+    return runs
 
-    def run(index):
-        point = points[index]
-        try:
-            result = model.with_parameters(**point).simulate(method=method, **options)
-            return SweepRun(index, point, result=result)
-        except (NumericalFailure, ValueError) as error:
-            return SweepRun(index, point, error=error)
 
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(run, range(len(points))))
+def export_fmu(model, path, method=None, parameters=None, cpu=None, **options):
+    """Exports ``model`` (a .mdl file's path, or a ``Model`` with its current parameters) as an
+    FMI 2.0 FMU at ``path``, integrating with ``method`` and the options of ``mdl run`` (as
+    ``mdl export --fmu``; docs/fmi.md). ``parameters``: exported values by name (Integer ones fix
+    the structure of a model file); ``cpu``: the kernels' CPU (default x86-64). Returns a dict:
+    identifier, method, model_exchange, variables."""
+    return _mdl._export_fmu(_export_source(model), str(path), method=method,
+                            parameters=parameters, cpu=cpu or "x86-64", **options)
+
+
+def export_c_library(model, folder, method=None, parameters=None, cpu=None, **options):
+    """Exports ``model`` as a C library into ``folder`` (libNAME.a, libNAME.so, NAME.h with
+    NAME_simulate), as ``mdl export --c-library``; the arguments as ``export_fmu``."""
+    return _mdl._export_c_library(_export_source(model), str(folder), method=method,
+                                  parameters=parameters, cpu=cpu or "x86-64", **options)
+
+
+def _export_source(model):
+    return model._native if isinstance(model, Model) else str(model)
+
+
+def set_warning_handler(handler):
+    """Where the library's warnings go (a damaged code-cache entry, a sweep's worker process that
+    could not be replaced): ``handler(text)``, or None to drop them. By default they are issued
+    as ``RuntimeWarning`` with ``warnings.warn``."""
+    _mdl._set_warning_handler(handler)
+
+
+def _warn(text):
+    warnings.warn(text, RuntimeWarning, stacklevel=2)
+
+
+set_warning_handler(_warn)

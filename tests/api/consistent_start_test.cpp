@@ -6,6 +6,7 @@
 #include "runtime/consistent_start.hpp"
 #include "shipped_model.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -146,4 +147,49 @@ TEST_CASE("consistent start: the error shows each constraint's source line with 
         CHECK(report.find("\n  constraint rod: b.x^2 + b.y^2 = 1;\n             ^~~\n") !=
               std::string::npos);
     }
+}
+
+TEST_CASE("consistent start: unequal masses move in inverse proportion (the centre of mass and the "
+          "momentum kept)") {
+    // Two bodies on a rod of length 1 along x, started 0.4 too far apart, b1 moving. The
+    // smallest change in |dq|_M with M = diag(1, 1, 3, 3) subject to x2 - x1 = 1 moves x1 by
+    // m2 0.4 / (m1 + m2) = 0.3 and x2 by -m1 0.4 / (m1 + m2) = -0.1 (the centre of mass stays at
+    // 1.05); the velocities' M-orthogonal projection onto vx2 = vx1 keeps the momentum:
+    // both (m1 * 1 + m2 * 0) / (m1 + m2) = 0.25. The y coordinates are not constrained: kept.
+    test::LoadedModel m(compile("model Rod\n"
+                                "  body b1(m = 1, x(start = 0), y(start = 0), vx(start = 1));\n"
+                                "  body b2(m = 3, x(start = 1.4), y(start = 0.5));\n"
+                                "  constraint rod: b2.x - b1.x = 1;\nend Rod;\n"));
+    runtime::State s = start_of(m);
+    runtime::make_start_consistent(m.model, s, m.compiled.start_fixed());
+    const auto names = m.compiled.position_names();
+    const auto at = [&](const std::string& name) {
+        return static_cast<Eigen::Index>(std::find(names.begin(), names.end(), name) -
+                                         names.begin());
+    };
+    CHECK(s.q[at("b1.x")] == Approx(0.3).epsilon(1e-14));
+    CHECK(s.q[at("b2.x")] == Approx(1.3).epsilon(1e-14));
+    CHECK(s.q[at("b1.y")] == 0.0);
+    CHECK(s.q[at("b2.y")] == 0.5);
+    CHECK(s.v[at("b1.x")] == Approx(0.25).epsilon(1e-14));
+    CHECK(s.v[at("b2.x")] == Approx(0.25).epsilon(1e-14));
+}
+
+TEST_CASE("consistent start: a coupled mass matrix weighs by its diagonal at the start") {
+    // T = 3/2 a'^2 + a' b' + 1/2 b'^2: M = [[3, 1], [1, 1]], W = diag(M) = diag(3, 1)
+    // (runtime/consistent_start.hpp). With g = a + b - 1 and a = 0.2, b = 0.4:
+    // dq = W^-1 G^T y with y = 0.4 / (1/3 + 1) = 0.3, so a = 0.3, b = 0.7 (the full M would give
+    // a = 0.2, b = 0.8). Velocities (a', b') = (1, 0): v - W^-1 G^T (G W^-1 G^T)^-1 G v
+    // = (1, 0) - (1/3, 1) * 3/4 = (0.75, -0.75).
+    test::LoadedModel m(compile("model Coupled\n"
+                                "  coordinate a(start = 0.2, vstart = 1);\n"
+                                "  coordinate b(start = 0.4);\n"
+                                "  kinetic T = 3/2*der(a)^2 + der(a)*der(b) + 1/2*der(b)^2;\n"
+                                "  constraint c: a + b = 1;\nend Coupled;\n"));
+    runtime::State s = start_of(m);
+    runtime::make_start_consistent(m.model, s, m.compiled.start_fixed());
+    CHECK(s.q[0] == Approx(0.3).epsilon(1e-14));
+    CHECK(s.q[1] == Approx(0.7).epsilon(1e-14));
+    CHECK(s.v[0] == Approx(0.75).epsilon(1e-14));
+    CHECK(s.v[1] == Approx(-0.75).epsilon(1e-14));
 }

@@ -342,11 +342,17 @@ TEST_CASE("strobo on the double pendulum: cost and results independent of omega"
     CHECK(w8.stats.force_evaluations == 3 * w8.stats.micro_steps + 321);
     // 1e6 and 1e8: the limit up to O(1/omega) amplified by the motion's sensitivity (~1e-3);
     // 1e4 is the oscillatory solution at omega = 1e4 (the direct comparison above), which
-    // differs from the limit by its O(1/omega) terms, amplified likewise (measured 0.14; HMM,
-    // which approximates the limit with O(1/omega) errors of its own, differs by < 0.1)
-    CHECK(max_diff(w6.q1, w8.q1) < 2e-3);
+    // differs from the limit by its O(1/omega) terms, amplified likewise. The stroboscopic
+    // solution is the limit plus O(1/omega) (stroboscopic averaging, Chartier, Murua and
+    // Sanz-Serna), so the distance to omega = 1e8 shrinks a hundredfold from 1e4 to 1e6: the
+    // ratio must be 100 up to the nonlinear amplification of the two perturbations (a factor 2
+    // either way; the O(1/omega^2) terms are 1e-4 of the first order's at 1e4).
+    const double d4 = max_diff(w4.q1, w8.q1), d6 = max_diff(w6.q1, w8.q1);
+    INFO("|q1(1e4) - q1(1e8)| / |q1(1e6) - q1(1e8)| = " << d4 / d6);
+    CHECK(d6 < 2e-3);
     CHECK(max_diff(w6.q2, w8.q2) < 5e-3);
-    CHECK(max_diff(w4.q1, w8.q1) < 0.2);
+    CHECK(d4 / d6 > 50.0);
+    CHECK(d4 / d6 < 200.0);
     for (const StroboRun* r : {&w4, &w6, &w8}) {
         CHECK(r->stats.max_position_residual <= 1e-12); // Newton tolerance, m^2
         CHECK(r->stats.max_velocity_residual <= 1e-14); // a linear solve

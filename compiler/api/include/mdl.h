@@ -243,6 +243,25 @@ const double* mdl_chart_boundary(const mdl_chart* chart);
  * with *error naming the file. */
 int mdl_chart_write(const mdl_chart* chart, const char* grid_csv, const char* boundary_csv,
                     const char* svg, char** error);
+/* Export (mdl/export.hpp, `mdl export`): the model file compiled with the settings (the method
+ * and its settings as mdl_simulate takes them; settings may be NULL), written as an FMI 2.0 FMU
+ * or as a C library (libNAME.a, libNAME.so, NAME.h in folder). MDL_OK, or MDL_BAD_SETTINGS with
+ * *error (a model that does not compile: its diagnostics; a link or a write that failed). */
+int mdl_export_fmu(const char* model_file, const mdl_settings* settings, const char* fmu_path,
+                   char** error);
+int mdl_export_c_library(const char* model_file, const mdl_settings* settings,
+                         const char* folder, char** error);
+
+/* A sweep (mdl/sweep.hpp, `mdl sweep`): the Cartesian product of the axes ("omega=1e3:1e6:log:4",
+ * "vmax=1,2,4": `mdl sweep -p`'s text, the first varying slowest) run with the model's compiled
+ * code and its own parameters per point, on jobs threads (0: one per hardware thread) or, with
+ * processes non-zero, in jobs worker processes (a run that crashes is one failed row). Writes
+ * output/run_<i>.csv per run and output/summary.csv (docs/sweeps.md). MDL_OK with *unsuccessful
+ * (when not NULL) the runs that failed or could not start, their messages in the summary; or
+ * MDL_BAD_SETTINGS with *error. */
+int mdl_sweep(const mdl_model* model, const mdl_settings* settings, const char* const* axes,
+              size_t n_axes, const char* output, size_t jobs, int processes,
+              size_t* unsuccessful, char** error);
 
 #ifdef __cplusplus
 }
