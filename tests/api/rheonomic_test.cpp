@@ -184,7 +184,7 @@ end DrivenSliderCrank;
         runtime::RunSettings s;
         s.method = method;
         s.stop_time = 0.4; // more than a turn
-        s.step = method == runtime::Method::rattle ? 1e-5 : 0.01;
+        s.step = method == runtime::Method::rattle ? 1e-4 : 0.01;
         s.adaptive.rtol = 1e-9;
         s.adaptive.atol = 1e-11;
         s.solver.constraint_tolerance = 1e-12;
@@ -207,13 +207,16 @@ end DrivenSliderCrank;
                                         << largest_torque);
         CHECK(worst_x < 1e-8);
         CHECK(largest_torque > 1);
-        // IDA's multipliers belong to its states; RATTLE's velocity-stage multipliers are
-        // first-order accurate at t_{n+1}. dopri5's output rows come from dense output, whose
-        // multipliers are those of the step's end (not interpolated): not compared.
+        // IDA's multipliers are those of its BDF states. RATTLE reports the multipliers of
+        // consistent accelerations at (q_{n+1}, v_{n+1}) (its stage multipliers were first
+        // order, 2e-3 here at h = 1e-5, and carried the Newton residual times 2/h^2); dopri5's
+        // rows every 0.01 come from dense output, with the multipliers at the row's own
+        // interpolated state (they were the step end's: 0.19 of the torque). The mechanism is
+        // fully driven, so both are exact up to the reference's central difference (1.3e-10).
         if (method == runtime::Method::ida) {
             CHECK(worst_torque < 5e-4 * largest_torque);
-        } else if (method == runtime::Method::rattle) {
-            CHECK(worst_torque < 3e-3 * largest_torque);
+        } else {
+            CHECK(worst_torque < 1e-7 * largest_torque);
         }
     }
 }
