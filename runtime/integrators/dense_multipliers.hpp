@@ -1,8 +1,8 @@
 // The Lagrange multipliers of a dense-output row (an output time inside a step): those of the
 // consistent accelerations at the row's own interpolated (t, q, v) when the stepper's force
-// computes multipliers (dopri5, cvode-bdf on constrained models: ConstrainedModelForce), so a
-// driven joint's torque column is as accurate as the interpolated state; otherwise the
-// multipliers of the step's end (steppers whose force has none: unconstrained models).
+// computes multipliers (dopri5 on constrained models: ConstrainedModelForce), so a driven
+// joint's torque column is as accurate as the interpolated state; otherwise the multipliers of
+// the step's end (unconstrained models; CVODE, whose stepper exposes no force).
 #pragma once
 
 #include "runtime/state.hpp"
