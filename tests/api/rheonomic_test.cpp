@@ -5,11 +5,13 @@
 // constant speed by `revolute pivot(O, crank_pivot, angle = theta0 + w*time)`, against its
 // closed-form kinematics, with the drive's multiplier against the closed-form inverse
 // dynamics (power balance: torque = dE/dtheta at constant crank speed).
+#include "classical_rk4.hpp"
 #include "mdl/compiled_model.hpp"
 #include "runtime/multiscale/stroboscopic.hpp"
 #include "runtime/run.hpp"
 #include "shipped_model.hpp"
 
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
@@ -31,23 +33,14 @@ model MovingAnchorPendulum "pendulum whose pivot moves vertically"
 end MovingAnchorPendulum;
 )";
 
-// The Kapitza angle equation by the classical RK4, step h, from (q0, 0) at t = 0 to t_end.
+// The Kapitza angle equation by the classical RK4 (tests/support/classical_rk4.hpp), step h,
+// from (q0, 0) at t = 0 to t_end.
 double kapitza_angle(double t_end, double h) {
-    auto rhs = [](double t, double q) {
-        return (g + vmax * omega * std::cos(omega * t)) / l * std::sin(q);
+    const auto rate = [](double t, const std::array<double, 2>& y) {
+        return std::array<double, 2>{y[1],
+                                     (g + vmax * omega * std::cos(omega * t)) / l * std::sin(y[0])};
     };
-    double q = q0, p = 0, t = 0;
-    const long steps = std::lround(t_end / h);
-    for (long i = 0; i < steps; ++i) {
-        const double k1q = p, k1p = rhs(t, q);
-        const double k2q = p + 0.5 * h * k1p, k2p = rhs(t + 0.5 * h, q + 0.5 * h * k1q);
-        const double k3q = p + 0.5 * h * k2p, k3p = rhs(t + 0.5 * h, q + 0.5 * h * k2q);
-        const double k4q = p + h * k3p, k4p = rhs(t + h, q + h * k3q);
-        q += h / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
-        p += h / 6 * (k1p + 2 * k2p + 2 * k3p + k4p);
-        t = (static_cast<double>(i) + 1) * h;
-    }
-    return q;
+    return test::classical_rk4(rate, std::array<double, 2>{q0, 0.0}, h, std::lround(t_end / h))[0];
 }
 
 double pendulum_angle(const runtime::State& s) {
