@@ -8,6 +8,7 @@
 // every good state.
 #pragma once
 
+#include "runtime/integrators/dense_multipliers.hpp"
 #include "runtime/integrators/dopri5.hpp"
 #include "runtime/integrators/stepper_support.hpp"
 #include "runtime/model.hpp"
@@ -119,6 +120,7 @@ IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double
         return stats;
     }
     State dense = state; // sized once, outside the loop
+    Vector dense_acceleration(state.q.size());
     std::size_t next_output = 1;
     double h = stepper.initial_step(state, t_end);
     const std::size_t max_steps = stepper.options().max_steps;
@@ -179,7 +181,7 @@ IntegrationStats integrate_adaptive(Dopri5<Force>& stepper, State& state, double
                         break;
                     }
                     stepper.interpolate(t_out, dense);
-                    dense.lambda = state.lambda;
+                    set_dense_multipliers(stepper, state, dense, dense_acceleration);
                     observer(static_cast<const State&>(dense));
                     ++stats.outputs;
                     ++next_output;

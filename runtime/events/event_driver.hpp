@@ -174,6 +174,7 @@ IntegrationStats integrate_adaptive_events(Dopri5<Force>& stepper, State& state,
         return stats;
     }
     State dense = state;
+    Vector dense_acceleration(state.q.size());
     std::size_t next_output = 1;
     const auto write_dense = [&](double until, bool inclusive) {
         for (;;) {
@@ -183,7 +184,7 @@ IntegrationStats integrate_adaptive_events(Dopri5<Force>& stepper, State& state,
                 return;
             }
             stepper.interpolate(t_out, dense);
-            dense.lambda = state.lambda;
+            set_dense_multipliers(stepper, state, dense, dense_acceleration);
             tracker.project(dense);
             observer(static_cast<const State&>(dense));
             ++stats.outputs;

@@ -33,7 +33,8 @@ public:
     ConstrainedPositionStage(const Model& model, LinearAlgebra algebra)
         : model_(&model), sparse_(use_sparse_constraints(model, algebra)),
           a0_(Vector::Zero(model.positions())), a1_(a0_), q1_(a0_), v_half_(a0_), x_free_(a0_),
-          next_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_), rate1_(lambda_),
+          next_(a0_), a_end_(a0_), lambda_(Vector::Zero(model.constraints())), kappa_(lambda_),
+          rate1_(lambda_),
           G0_(Matrix::Zero(sparse_ ? 0 : model.constraints(), sparse_ ? 0 : model.positions())),
           G1_(G0_),
           D_(Matrix::Zero(sparse_ ? 0 : model.positions(), sparse_ ? 0 : model.constraints())),
@@ -143,6 +144,25 @@ public:
             gram1_.solve_in_place(b);
         }
     }
+    // The multipliers of consistent accelerations at the step's end (t_{n+1}, q_{n+1},
+    // v_{n+1}), after the velocity stage: S lambda = -(G a + curvature) with G and S at
+    // q_{n+1} (already factorized) and a = M^-1 f(t_{n+1}, q_{n+1}, v_{n+1}). A function of
+    // the state, so as accurate as the state; the stages' own multipliers are not: lambda_n
+    // and RATTLE's mu_n approximate lambda(t_n) and lambda(t_{n+1}) to first order only, and
+    // mu_n carries the position Newton's residual in g(q_{n+1}) times 2/h^2.
+    void end_multipliers(Force& force, const State& end, Vector& out) {
+        const Vector* a = &a1_;
+        if (force.velocity_dependent()) {
+            force.acceleration(end.t, end.q, end.v, end.x, a_end_);
+            a = &a_end_;
+        }
+        model_->curvature(end.t, end.q, end.v, kappa_);
+        if (sparse_) {
+            acceleration_multipliers(*sparse_gram1_, sparse_G1_->matrix(), *a, kappa_, out);
+        } else {
+            acceleration_multipliers(gram1_, G1_, *a, kappa_, out);
+        }
+    }
     const Vector& lambda() const { return lambda_; } // the position multipliers of the step
     // g_t(t_{n+1}, q_{n+1}) of rheonomic constraints (G v + g_t = 0 at t_{n+1}); else zero
     const Vector& rate1() const { return rate1_; }
@@ -166,7 +186,7 @@ private:
 
     const Model* model_;
     bool sparse_;
-    Vector a0_, a1_, q1_, v_half_, x_free_, next_;
+    Vector a0_, a1_, q1_, v_half_, x_free_, next_, a_end_;
     Vector lambda_, kappa_, rate1_;
     Matrix G0_, G1_, D_;
     ConstraintGram gram0_, gram1_;

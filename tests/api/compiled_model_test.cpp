@@ -286,14 +286,25 @@ TEST_CASE("Jacobians and curvature of every shipped model match central differen
             }
         }
         if (m) {
-            // curvature = d/dq (G v) . v = d/de [G(q + e v) v] at e = 0
+            // curvature = d/de [G v + g_t] at (q + e v, t + e), e = 0, the phases moving at
+            // their rates: (d/dq (G v)) v for a scleronomic g (g_t = 0), plus the time terms
+            // 2 G_t v + g_tt of a rheonomic one (moving anchors, car_axis.mdl's bump)
+            const std::vector<double> rates = model.phase_rates();
+            const mdl_kernel rate = model.kernels().constraint_rate;
             auto Gv = [&](double e) {
-                auto qe = q;
+                auto qe = q, th = theta;
                 for (std::size_t k = 0; k < n; ++k) {
                     qe[k] += e * v[k];
                 }
-                auto Ge = eval(model.constraint_jacobian(), qe, v);
-                std::vector<double> out(m, 0.0);
+                for (std::size_t k = 0; k < th.size(); ++k) {
+                    th[k] += e * rates[k];
+                }
+                const auto a = model.args(t + e, qe.data(), v.data(), x.data(), th.data());
+                std::vector<double> Ge(m * n), out(m, 0.0);
+                model.constraint_jacobian()(a, Ge.data());
+                if (rate != nullptr) {
+                    rate(&a, out.data());
+                }
                 for (std::size_t i = 0; i < m; ++i) {
                     for (std::size_t k = 0; k < n; ++k) {
                         out[i] += Ge[i * n + k] * v[k];

@@ -10,6 +10,7 @@
 // (b) The inverted double pendulum in joint angles (a configuration-dependent mass matrix M(q))
 //     with hmm: whatever HMM's error there, the estimate must not accept a run that is off by
 //     more than three times its estimate.
+#include "classical_rk4.hpp"
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
 
@@ -30,22 +31,13 @@ const double t_end = 1592 * 2.0 * std::numbers::pi / omega;
 // q'' = (g + a(t))/l sin q, a = vmax omega cos(omega t), q(0) = 0.5, q'(0) = 0: the rod
 // pendulum below in its angle from the upward vertical, by RK4 with 400 steps a fast period.
 double pendulum_angle(double t1) {
-    const auto f = [](double t, double q) {
-        return (g + vmax * omega * std::cos(omega * t)) / l * std::sin(q);
+    const auto rate = [](double t, const std::array<double, 2>& y) {
+        return std::array<double, 2>{y[1],
+                                     (g + vmax * omega * std::cos(omega * t)) / l * std::sin(y[0])};
     };
     const auto steps = static_cast<long>(std::ceil(t1 * omega / (2.0 * std::numbers::pi) * 400.0));
-    const double h = t1 / static_cast<double>(steps);
-    double q = 0.5, v = 0.0;
-    for (long i = 0; i < steps; ++i) {
-        const double t = static_cast<double>(i) * h;
-        const double k1q = v, k1v = f(t, q);
-        const double k2q = v + 0.5 * h * k1v, k2v = f(t + 0.5 * h, q + 0.5 * h * k1q);
-        const double k3q = v + 0.5 * h * k2v, k3v = f(t + 0.5 * h, q + 0.5 * h * k2q);
-        const double k4q = v + h * k3v, k4v = f(t + h, q + h * k3q);
-        q += h / 6.0 * (k1q + 2.0 * k2q + 2.0 * k3q + k4q);
-        v += h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
-    }
-    return q;
+    return mdl::test::classical_rk4(rate, std::array<double, 2>{0.5, 0.0},
+                                    t1 / static_cast<double>(steps), steps)[0];
 }
 
 const char* const rod_pendulum = R"(
@@ -78,20 +70,8 @@ double double_pendulum_q1(double t1) {
         return Y{y[2], y[3], (f1 * a22 - a12 * f2) / det, (a11 * f2 - a12 * f1) / det};
     };
     const auto steps = static_cast<long>(std::ceil(t1 * omega / (2.0 * std::numbers::pi) * 400.0));
-    const double h = t1 / static_cast<double>(steps);
-    Y y{0.5, 0.0, 0.0, 0.0};
-    const auto plus = [](const Y& a, double c, const Y& b) {
-        return Y{a[0] + c * b[0], a[1] + c * b[1], a[2] + c * b[2], a[3] + c * b[3]};
-    };
-    for (long i = 0; i < steps; ++i) {
-        const double t = static_cast<double>(i) * h;
-        const Y k1 = rate(t, y), k2 = rate(t + 0.5 * h, plus(y, 0.5 * h, k1)),
-                k3 = rate(t + 0.5 * h, plus(y, 0.5 * h, k2)), k4 = rate(t + h, plus(y, h, k3));
-        for (std::size_t j = 0; j < 4; ++j) {
-            y[j] += h / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j]);
-        }
-    }
-    return y[0];
+    return mdl::test::classical_rk4(rate, Y{0.5, 0.0, 0.0, 0.0}, t1 / static_cast<double>(steps),
+                                    steps)[0];
 }
 
 double rod_angle(const mdl::SimulationResult& r) {
