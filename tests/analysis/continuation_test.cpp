@@ -189,7 +189,7 @@ TEST_CASE("the Duffing branch passes both folds and ends at the range's end",
 }
 
 TEST_CASE("every stable Duffing branch point is the steady state of a direct run",
-          "[analysis][continuation]") {
+          "[analysis][continuation][heavy]") {
     const Branch& branch = duffing_branch();
     std::vector<const BranchPoint*> stable, unstable;
     for (const BranchPoint& p : branch.points) {

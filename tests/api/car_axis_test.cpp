@@ -15,7 +15,8 @@
 using namespace mdl;
 namespace mech = runtime::mechanics;
 
-TEST_CASE("car axis: the wheels at t = 3 are the Test Set's reference to each method's order") {
+TEST_CASE("car axis: the wheels at t = 3 are the Test Set's reference to each method's order",
+          "[heavy]") {
     test::ShippedModel car("car_axis.mdl");
     REQUIRE(car.model.rheonomic());
     const runtime::State start = car.start();

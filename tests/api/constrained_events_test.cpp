@@ -230,7 +230,8 @@ std::pair<double, double> flight(double theta_w, double w) {
 
 } // namespace
 
-TEST_CASE("A pendulum on a rod falling against a wall chatters and comes to rest on it") {
+TEST_CASE("A pendulum on a rod falling against a wall chatters and comes to rest on it",
+          "[heavy]") {
     test::LoadedModel m(compile(resting_source));
     const double theta_w = -std::asin(d / l);
     const double factor = std::pow(std::sin(theta_w), 2) - e * std::pow(std::cos(theta_w), 2);
