@@ -229,8 +229,7 @@ typedef struct mdl_chart_range {
 } mdl_chart_range;
 typedef struct mdl_chart mdl_chart;
 int mdl_stability_chart(const mdl_model* model, mdl_chart_range x, mdl_chart_range y,
-                        const char* at, int orbit, size_t threads, mdl_chart** chart,
-                        char** error);
+                        const char* at, int orbit, size_t threads, mdl_chart** chart, char** error);
 void mdl_chart_free(mdl_chart* chart);
 /* x.points * y.points verdicts (1 stable, 0 unstable, -1 failed) and max |multiplier| (NaN
  * where failed), point (i, j) at i * y.points + j; owned by the chart. */
@@ -249,8 +248,8 @@ int mdl_chart_write(const mdl_chart* chart, const char* grid_csv, const char* bo
  * *error (a model that does not compile: its diagnostics; a link or a write that failed). */
 int mdl_export_fmu(const char* model_file, const mdl_settings* settings, const char* fmu_path,
                    char** error);
-int mdl_export_c_library(const char* model_file, const mdl_settings* settings,
-                         const char* folder, char** error);
+int mdl_export_c_library(const char* model_file, const mdl_settings* settings, const char* folder,
+                         char** error);
 
 /* A sweep (mdl/sweep.hpp, `mdl sweep`): the Cartesian product of the axes ("omega=1e3:1e6:log:4",
  * "vmax=1,2,4": `mdl sweep -p`'s text, the first varying slowest) run with the model's compiled
@@ -260,8 +259,8 @@ int mdl_export_c_library(const char* model_file, const mdl_settings* settings,
  * (when not NULL) the runs that failed or could not start, their messages in the summary; or
  * MDL_BAD_SETTINGS with *error. */
 int mdl_sweep(const mdl_model* model, const mdl_settings* settings, const char* const* axes,
-              size_t n_axes, const char* output, size_t jobs, int processes,
-              size_t* unsuccessful, char** error);
+              size_t n_axes, const char* output, size_t jobs, int processes, size_t* unsuccessful,
+              char** error);
 
 #ifdef __cplusplus
 }
