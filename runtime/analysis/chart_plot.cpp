@@ -1,4 +1,5 @@
 #include "runtime/analysis/chart_plot.hpp"
+#include "runtime/output/xml_escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,29 +16,6 @@ constexpr double left_margin = 80, right_margin = 30, top_margin = 50, bottom_ma
 constexpr const char* stable_fill = "#9ecae1";
 constexpr const char* boundary_colour = "#08306b";
 constexpr const char* failed_colour = "#d62728";
-
-std::string escaped(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
 
 std::string coordinate(double value) {
     char buffer[32];
@@ -253,14 +231,14 @@ private:
         }
         svg_ += "<text x=\"" + coordinate((x0 + x1) / 2) + "\" y=\"" +
                 coordinate(options_.height - 15.0) + "\" text-anchor=\"middle\">" +
-                escaped(chart_.x.name) + "</text>\n";
+                xml_escaped(chart_.x.name) + "</text>\n";
         svg_ += "<text x=\"20\" y=\"" + coordinate((y0 + y1) / 2) +
                 "\" text-anchor=\"middle\" transform=\"rotate(-90 20 " + coordinate((y0 + y1) / 2) +
-                ")\">" + escaped(chart_.y.name) + "</text>\n";
+                ")\">" + xml_escaped(chart_.y.name) + "</text>\n";
         if (!options_.title.empty()) {
             svg_ += "<text x=\"" + coordinate((x0 + x1) / 2) +
                     "\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">" +
-                    escaped(options_.title) + "</text>\n";
+                    xml_escaped(options_.title) + "</text>\n";
         }
     }
 

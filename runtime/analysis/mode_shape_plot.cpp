@@ -1,4 +1,5 @@
 #include "runtime/analysis/mode_shape_plot.hpp"
+#include "runtime/output/xml_escape.hpp"
 
 #include <algorithm>
 #include <array>
@@ -19,29 +20,6 @@ std::string number(double x, const char* format = "%.4g") {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, format, x);
     return buffer;
-}
-
-std::string escaped(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
 }
 
 // A body drawn in the plane: the indices of its two drawn coordinates, and of phi for a
@@ -238,8 +216,8 @@ std::string bar_panel(const ModeShapePlot& plot, const ModeShapePlot::Mode& mode
                "\" fill=\"#1f5fa6\"/>\n";
         if (n <= 12) {
             svg += "<text x=\"" + number(x + 0.35 * width) + "\" y=\"" + number(bottom + 16) +
-                   "\" font-size=\"10\" text-anchor=\"middle\">" + escaped(plot.coordinates[j]) +
-                   "</text>\n";
+                   "\" font-size=\"10\" text-anchor=\"middle\">" +
+                   xml_escaped(plot.coordinates[j]) + "</text>\n";
         }
     }
     return svg;
@@ -261,7 +239,7 @@ std::string mode_shape_svg(const ModeShapePlot& plot) {
                       number(width) + "\" height=\"" + number(height) + "\" viewBox=\"0 0 " +
                       number(width) + " " + number(height) + "\" font-family=\"sans-serif\">\n";
     svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-    svg += "<text x=\"10\" y=\"18\" font-size=\"13\">" + escaped(plot.title) + ": mode shapes" +
+    svg += "<text x=\"10\" y=\"18\" font-size=\"13\">" + xml_escaped(plot.title) + ": mode shapes" +
            (panels < plot.modes.size() ? ", the first " + std::to_string(panels) : "") +
            "</text>\n";
     svg +=
@@ -278,8 +256,8 @@ std::string mode_shape_svg(const ModeShapePlot& plot) {
         svg += "<g>\n<rect x=\"" + number(x0 + 2) + "\" y=\"" + number(y0 + 2) + "\" width=\"" +
                number(panel_width - 4) + "\" height=\"" + number(panel_height - 4) +
                "\" fill=\"none\" stroke=\"#dddddd\"/>\n<text x=\"" + number(x0 + 10) + "\" y=\"" +
-               number(y0 + 22) + "\" font-size=\"12\">" + escaped(panel_title(k, plot.modes[k])) +
-               "</text>\n";
+               number(y0 + 22) + "\" font-size=\"12\">" +
+               xml_escaped(panel_title(k, plot.modes[k])) + "</text>\n";
         svg += bodies.empty() ? bar_panel(plot, plot.modes[k], x0, y0)
                               : planar_panel(plot, bodies, plot.modes[k], x0, y0);
         svg += "</g>\n";

@@ -1,4 +1,5 @@
 #include "runtime/analysis/response_plot.hpp"
+#include "runtime/output/xml_escape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -10,29 +11,6 @@ namespace mdl::runtime::analysis {
 namespace {
 
 const char* const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
-
-std::string escape(const std::string& text) {
-    std::string out;
-    for (const char c : text) {
-        switch (c) {
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '&':
-            out += "&amp;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += c;
-        }
-    }
-    return out;
-}
 
 // Tick positions at 1, 2 or 5 times a power of ten, about six over [low, high].
 std::vector<double> ticks(double low, double high) {
@@ -89,7 +67,7 @@ std::string response_plot_svg(const ResponsePlot& plot) {
         plot.width, plot.height, plot.width, plot.height);
     svg +=
         fmt::format("<text x=\"{}\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">{}</text>\n",
-                    plot.width / 2, escape(plot.title));
+                    plot.width / 2, xml_escaped(plot.title));
     // axes, ticks, grid
     svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
                        "stroke=\"black\"/>\n",
@@ -107,10 +85,10 @@ std::string response_plot_svg(const ResponsePlot& plot) {
             left, Y(t), left + w, left - 6, Y(t) + 4, t);
     }
     svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + w / 2,
-                       plot.height - 15, escape(plot.xlabel));
+                       plot.height - 15, xml_escaped(plot.xlabel));
     svg += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 "
                        "{0})\">{1}</text>\n",
-                       top + h / 2, escape(plot.ylabel));
+                       top + h / 2, xml_escaped(plot.ylabel));
     // curves: one polyline per stretch of equal stability (neighbours share their end point)
     for (std::size_t k = 0; k < plot.curves.size(); ++k) {
         const ResponseCurve& c = plot.curves[k];
@@ -133,9 +111,10 @@ std::string response_plot_svg(const ResponsePlot& plot) {
         }
         // legend
         const double ly = top + 18 + 20 * static_cast<double>(k);
-        svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
-                           "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
-                           left + 12, ly, left + 40, colour, left + 46, ly + 4, escape(c.name));
+        svg +=
+            fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" stroke=\"{3}\" "
+                        "stroke-width=\"2\"/><text x=\"{4}\" y=\"{5}\">{6}</text>\n",
+                        left + 12, ly, left + 40, colour, left + 46, ly + 4, xml_escaped(c.name));
     }
     const double ly = top + 18 + 20 * static_cast<double>(plot.curves.size());
     svg += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#555\">solid: stable, dashed: "
@@ -147,7 +126,7 @@ std::string response_plot_svg(const ResponsePlot& plot) {
         const double offset = k % 2 == 0 ? -6.0 : 14.0;
         svg += fmt::format("<circle cx=\"{0:.2f}\" cy=\"{1:.2f}\" r=\"4\" fill=\"black\"/>"
                            "<text x=\"{2:.2f}\" y=\"{3:.2f}\" font-size=\"11\">{4}</text>\n",
-                           X(m.x), Y(m.y), X(m.x) + 6, Y(m.y) + offset, escape(m.label));
+                           X(m.x), Y(m.y), X(m.x) + 6, Y(m.y) + offset, xml_escaped(m.label));
     }
     svg += "</svg>\n";
     return svg;

@@ -1,6 +1,7 @@
 #include "fmu_model_description.hpp"
 
 #include "check/dimension.hpp"
+#include "runtime/output/xml_escape.hpp"
 
 #include <cstdint>
 #include <fmt/format.h>
@@ -10,29 +11,6 @@
 namespace mdl::exporting {
 
 namespace {
-
-std::string escape(const std::string& text) {
-    std::string out;
-    for (char ch : text) {
-        switch (ch) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        default:
-            out += ch;
-        }
-    }
-    return out;
-}
 
 // FNV-1a, 64 bits, from a given basis: two bases give the GUID's 128 bits.
 std::uint64_t fnv1a(const std::string& bytes, std::uint64_t hash) {
@@ -66,8 +44,8 @@ std::string unit_definitions(const FmuContents& c, std::set<std::string>& define
         }
         if (whole) {
             defined.insert(unit);
-            x += fmt::format("    <Unit name=\"{}\"><BaseUnit{}/></Unit>\n", escape(unit),
-                             attributes);
+            x += fmt::format("    <Unit name=\"{}\"><BaseUnit{}/></Unit>\n",
+                             runtime::xml_escaped(unit), attributes);
         }
     }
     return x.empty() ? x : "  <UnitDefinitions>\n" + x + "  </UnitDefinitions>\n";
@@ -80,9 +58,9 @@ std::string model_description_xml(const FmuContents& c) {
     x += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     x += fmt::format("<fmiModelDescription\n  fmiVersion=\"2.0\"\n  modelName=\"{}\"\n"
                      "  guid=\"{}\"\n",
-                     escape(c.model_name), escape(c.guid));
+                     runtime::xml_escaped(c.model_name), runtime::xml_escaped(c.guid));
     if (!c.description.empty()) {
-        x += fmt::format("  description=\"{}\"\n", escape(c.description));
+        x += fmt::format("  description=\"{}\"\n", runtime::xml_escaped(c.description));
     }
     x += fmt::format("  generationTool=\"mdl export (method {}{})\"\n"
                      "  variableNamingConvention=\"flat\"\n"
@@ -101,7 +79,7 @@ std::string model_description_xml(const FmuContents& c) {
                      "    canGetAndSetFMUstate=\"false\"\n"
                      "    canSerializeFMUstate=\"false\"\n"
                      "    providesDirectionalDerivative=\"false\"/>\n",
-                     escape(c.model_identifier));
+                     runtime::xml_escaped(c.model_identifier));
     if (c.model_exchange) { // an ODE (with its events' indicators): the same capabilities
         x += fmt::format("  <ModelExchange\n    modelIdentifier=\"{}\"\n"
                          "    needsExecutionTool=\"false\"\n"
@@ -111,7 +89,7 @@ std::string model_description_xml(const FmuContents& c) {
                          "    canGetAndSetFMUstate=\"false\"\n"
                          "    canSerializeFMUstate=\"false\"\n"
                          "    providesDirectionalDerivative=\"{}\"/>\n",
-                         escape(c.model_identifier), c.directional_derivatives);
+                         runtime::xml_escaped(c.model_identifier), c.directional_derivatives);
     }
     std::set<std::string> units;
     x += unit_definitions(c, units);
@@ -133,17 +111,17 @@ std::string model_description_xml(const FmuContents& c) {
     for (std::size_t i = 0; i < c.variables.size(); ++i) {
         const FmuVariable& v = c.variables[i];
         x += fmt::format("    <!-- index {} -->\n", i + 1);
-        x += fmt::format("    <ScalarVariable name=\"{}\" valueReference=\"{}\"", escape(v.name),
-                         v.value_reference);
+        x += fmt::format("    <ScalarVariable name=\"{}\" valueReference=\"{}\"",
+                         runtime::xml_escaped(v.name), v.value_reference);
         if (!v.description.empty()) {
-            x += fmt::format(" description=\"{}\"", escape(v.description));
+            x += fmt::format(" description=\"{}\"", runtime::xml_escaped(v.description));
         }
         x += fmt::format(" causality=\"{}\" variability=\"{}\" initial=\"{}\">\n", v.causality,
                          v.variability, v.calculated ? "calculated" : "exact");
         std::string derivative =
             v.derivative_of != 0 ? fmt::format(" derivative=\"{}\"", v.derivative_of) : "";
         if (i < c.units.size() && units.count(c.units[i])) {
-            derivative = fmt::format(" unit=\"{}\"", escape(c.units[i])) + derivative;
+            derivative = fmt::format(" unit=\"{}\"", runtime::xml_escaped(c.units[i])) + derivative;
         }
         if (v.calculated) {
             x += fmt::format("      <Real{}/>\n", derivative);
