@@ -90,6 +90,27 @@ struct Scope {
     }
 };
 
+// One modifier given to an instance: as written at the instance (`own`, flattened in the
+// scope that wrote it), or already flat from an enclosing instance's modifier (`flat`,
+// `Outer o(inner(l = 3))`), which wins as in Modelica.
+struct GivenModifier {
+    const ast::Modifier* own = nullptr;
+    const ast::Modifier* flat = nullptr;
+};
+
+// Where an instance (or one element of an array of instances) is declared, and the names
+// its model lets modifiers set.
+struct InstanceSite {
+    Scope& outer;
+    const ast::Component& c;
+    const Env& env;
+    long long index = 0; // 1..size for array elements, 0 for a scalar instance
+    bool array = false;
+    long long size = 0;
+    std::map<std::string, const ast::Parameter*> parameters;
+    std::map<std::string, const ast::Component*> components;
+};
+
 class Flattener {
 public:
     Flattener(ModelLibrary& library, const FlattenOptions& options, source::Diagnostics& d)
@@ -106,6 +127,21 @@ private:
 
     std::optional<long long> integer(const ast::Expr& e, Scope& s, const Env& env,
                                      const char* what);
+
+    // Reports `message` at `r` (in scope `s`) and gives nullopt.
+    std::optional<long long> integer_error(Range r, Scope& s, const std::string& message);
+
+    // A loop variable or an Integer parameter, by its name.
+    std::optional<long long> integer_name(const ast::NameRef& r, Range range, Scope& s,
+                                          const Env& env, const char* what);
+
+    // + - * / ^ on Integers, with overflow and inexact division reported.
+    std::optional<long long> integer_binary(const ast::Binary& b, Range range, Scope& s,
+                                            const Env& env, const char* what);
+
+    // div, mod, min and max of two Integers.
+    std::optional<long long> integer_call(const ast::Call& c, Range range, Scope& s, const Env& env,
+                                          const char* what);
 
     std::optional<long long> integer_parameter(Scope& s, const std::string& n);
 
@@ -140,6 +176,28 @@ private:
 
     void instantiate(Scope& outer, const ast::Component& c, long long index, bool array,
                      const Env& env);
+
+    // Reports and gives true when `c`'s model already encloses `outer`.
+    bool recursive(const Scope& outer, const ast::Component& c);
+
+    // A new scope for the instance `flat` of `def`, declared by `c` in `outer`.
+    Scope& instance_scope(const Scope& outer, const ast::Component& c, const ModelDefinition& def,
+                          const std::string& flat);
+
+    // The modifiers of an instance: those an enclosing instance gives it, then its own
+    // (those the enclosing one names are left out); positional arguments are reported.
+    std::vector<GivenModifier> given_modifiers(const Scope& outer, const ast::Component& c,
+                                               const std::string& flat);
+
+    // Checks one modifier against the instance's model and records it in `s`.
+    void apply_modifier(Scope& s, const InstanceSite& site, const GivenModifier& g);
+
+    // A modifier setting an Integer parameter of the instance: its value, now.
+    void apply_integer_modifier(Scope& s, const InstanceSite& site, const GivenModifier& g);
+
+    // pivot = cart.b: the anchor stands for an outer body or anchor; false after an error.
+    bool bind_anchor(Scope& s, const InstanceSite& site, const GivenModifier& g,
+                     const ast::Component& anchor, const ast::Modifier& per_element);
 
     static void gather_names(const ast::Model& m,
                              std::map<std::string, const ast::Parameter*>& parameters,

@@ -11,9 +11,30 @@ void Flattener::instantiate(Scope& outer, const ast::Component& c, long long ind
         return;
     }
     auto def = library_.find(c.type.text, outer.path, outer.map(c.type.range));
-    if (!def) {
+    if (!def || recursive(outer, c)) {
         return;
     }
+    std::string flat = outer.prefix + c.name.text + (index > 0 ? fmt::format("[{}]", index) : "");
+    Scope& s = instance_scope(outer, c, *def, flat);
+    decl.scopes[index] = &s;
+    walk_parameters(s, *s.model);
+    // Which names the modifiers may set: parameters and declarations of the model.
+    InstanceSite site{outer, c, env, index, array, decl.size, {}, {}};
+    gather_names(*s.model, site.parameters, site.components);
+    for (const GivenModifier& g : given_modifiers(outer, c, flat)) {
+        apply_modifier(s, site, g);
+    }
+    // -p overrides of the instance's Integer parameters win over its modifiers.
+    for (auto& [n, p] : s.integers) {
+        if (auto v = option_override(s.prefix + n)) {
+            p.given = *v;
+            p.from_option = true;
+        }
+    }
+    collect_statements(s, *s.model, {}, false);
+}
+
+bool Flattener::recursive(const Scope& outer, const ast::Component& c) {
     for (const auto& t : outer.types) {
         if (t == c.type.text) {
             std::string chain;
@@ -22,33 +43,30 @@ void Flattener::instantiate(Scope& outer, const ast::Component& c, long long ind
             }
             d_.error(outer.map(c.type.range),
                      fmt::format("recursive component: {}{}", chain, c.type.text));
-            return;
+            return true;
         }
     }
-    std::string flat = outer.prefix + c.name.text + (index > 0 ? fmt::format("[{}]", index) : "");
+    return false;
+}
+
+Scope& Flattener::instance_scope(const Scope& outer, const ast::Component& c,
+                                 const ModelDefinition& def, const std::string& flat) {
     Scope& s = new_scope();
     s.prefix = flat + ".";
-    s.model = def->model;
-    s.base_file = def->file_id;
-    s.path = def->path;
+    s.model = def.model;
+    s.base_file = def.file_id;
+    s.path = def.path;
     s.depth = outer.depth + 1;
     s.types = outer.types;
     s.types.push_back(c.type.text);
-    s.file_id = d_.add_file(d_.file(def->file_id), outer.map(c.name.range),
+    s.file_id = d_.add_file(d_.file(def.file_id), outer.map(c.name.range),
                             fmt::format("instance '{}' of {}", flat, c.type.text));
-    decl.scopes[index] = &s;
-    walk_parameters(s, *s.model);
-    // Which names the modifiers may set: parameters and declarations of the model.
-    std::map<std::string, const ast::Parameter*> parameters;
-    std::map<std::string, const ast::Component*> components;
-    gather_names(*s.model, parameters, components);
-    // The modifiers of this instance: those an enclosing instance gives it
-    // (`Outer o(inner(l = 3))`, already flat, and winning as in Modelica), then its own.
-    struct Given {
-        const ast::Modifier* own = nullptr; // as written here, flattened below
-        const ast::Modifier* flat = nullptr;
-    };
-    std::vector<Given> given;
+    return s;
+}
+
+std::vector<GivenModifier> Flattener::given_modifiers(const Scope& outer, const ast::Component& c,
+                                                      const std::string& flat) {
+    std::vector<GivenModifier> given;
     std::set<std::string> from_enclosing;
     if (auto o = outer.overrides.find(c.name.text);
         o != outer.overrides.end() && o->second.modifier.nested) {
@@ -69,83 +87,90 @@ void Flattener::instantiate(Scope& outer, const ast::Component& c, long long ind
             given.push_back({&*arg.modifier, nullptr});
         }
     }
-    for (const Given& g : given) {
-        const ast::Modifier& m = g.own ? *g.own : *g.flat;
-        const Range at = g.own ? outer.map(m.range) : m.range;
-        const Range name_at = g.own ? outer.map(m.name.range) : m.name.range;
-        const std::string& n = m.name.text;
-        auto p = parameters.find(n);
-        auto k = components.find(n);
-        if (p == parameters.end() && k == components.end()) {
-            std::vector<std::string> known;
-            for (const auto& [x, _] : parameters) {
-                known.push_back(x);
-            }
-            for (const auto& [x, _] : components) {
-                known.push_back(x);
-            }
-            std::string best = source::closest_name(n, known);
-            d_.error(name_at,
-                     fmt::format("model {} has no parameter or component '{}'{}", c.type.text, n,
-                                 best.empty() ? "" : fmt::format("; did you mean '{}'?", best)));
-            continue;
+    return given;
+}
+
+void Flattener::apply_modifier(Scope& s, const InstanceSite& site, const GivenModifier& g) {
+    const ast::Modifier& m = g.own ? *g.own : *g.flat;
+    const Range name_at = g.own ? site.outer.map(m.name.range) : m.name.range;
+    const std::string& n = m.name.text;
+    auto p = site.parameters.find(n);
+    auto k = site.components.find(n);
+    if (p == site.parameters.end() && k == site.components.end()) {
+        std::vector<std::string> known;
+        for (const auto& [x, _] : site.parameters) {
+            known.push_back(x);
         }
-        if (s.overrides.count(n) ||
-            (s.integers.count(n) && s.integers.at(n).given && !s.integers.at(n).from_option)) {
-            d_.error(name_at, fmt::format("modifier '{}' given twice", n));
-            continue;
+        for (const auto& [x, _] : site.components) {
+            known.push_back(x);
         }
-        std::optional<ast::Modifier> per_element =
-            g.own ? element_of(m, outer, env, index, array, decl.size) : clone(m);
-        if (!per_element) {
-            continue;
-        }
-        if (p != parameters.end() && p->second->type.text == "Integer") {
-            if (!m.value || m.nested) {
-                d_.error(at,
-                         fmt::format("write '{} = ...' to set the Integer parameter '{}'", n, n));
-                continue;
-            }
-            auto v = g.own ? integer(*m.value, outer, env, "an Integer parameter's value")
-                           : integer(*m.value, s, {}, "an Integer parameter's value");
-            if (v && array && g.own && !m.each) {
-                d_.error(at, fmt::format("modifier '{}' of the array '{}' needs 'each' (arrays of "
-                                         "Integer values are not supported)",
-                                         n, c.name.text));
-                continue;
-            }
-            if (v) {
-                s.integers.at(n).given = *v;
-            }
-            continue;
-        }
-        if (k != components.end() && k->second->kind == ComponentKind::anchor &&
-            per_element->value) {
-            // pivot = cart.b: the anchor stands for an outer body or anchor.
-            const ast::NameRef* r = per_element->value->as<ast::NameRef>();
-            if (!r || r->parts.size() != 1) {
-                d_.error(at, fmt::format("anchor '{}' of {} can be bound only to a body or an "
-                                         "anchor, e.g. '{} = cart.b'",
-                                         n, c.type.text, n));
-                continue;
-            }
-            Decl bound;
-            bound.kind = Decl::Kind::component;
-            bound.component = ComponentKind::anchor;
-            bound.range = k->second->name.range;
-            bound.bound_to = r->parts[0].text;
-            s.decls[n] = bound;
-        }
-        s.overrides[n] = Override{std::move(*per_element)};
+        std::string best = source::closest_name(n, known);
+        d_.error(name_at,
+                 fmt::format("model {} has no parameter or component '{}'{}", site.c.type.text, n,
+                             best.empty() ? "" : fmt::format("; did you mean '{}'?", best)));
+        return;
     }
-    // -p overrides of the instance's Integer parameters win over its modifiers.
-    for (auto& [n, p] : s.integers) {
-        if (auto v = option_override(s.prefix + n)) {
-            p.given = *v;
-            p.from_option = true;
-        }
+    if (s.overrides.count(n) ||
+        (s.integers.count(n) && s.integers.at(n).given && !s.integers.at(n).from_option)) {
+        d_.error(name_at, fmt::format("modifier '{}' given twice", n));
+        return;
     }
-    collect_statements(s, *s.model, {}, false);
+    std::optional<ast::Modifier> per_element =
+        g.own ? element_of(m, site.outer, site.env, site.index, site.array, site.size) : clone(m);
+    if (!per_element) {
+        return;
+    }
+    if (p != site.parameters.end() && p->second->type.text == "Integer") {
+        apply_integer_modifier(s, site, g);
+        return;
+    }
+    if (k != site.components.end() && k->second->kind == ComponentKind::anchor &&
+        per_element->value && !bind_anchor(s, site, g, *k->second, *per_element)) {
+        return;
+    }
+    s.overrides[n] = Override{std::move(*per_element)};
+}
+
+void Flattener::apply_integer_modifier(Scope& s, const InstanceSite& site, const GivenModifier& g) {
+    const ast::Modifier& m = g.own ? *g.own : *g.flat;
+    const Range at = g.own ? site.outer.map(m.range) : m.range;
+    const std::string& n = m.name.text;
+    if (!m.value || m.nested) {
+        d_.error(at, fmt::format("write '{} = ...' to set the Integer parameter '{}'", n, n));
+        return;
+    }
+    auto v = g.own ? integer(*m.value, site.outer, site.env, "an Integer parameter's value")
+                   : integer(*m.value, s, {}, "an Integer parameter's value");
+    if (v && site.array && g.own && !m.each) {
+        d_.error(at, fmt::format("modifier '{}' of the array '{}' needs 'each' (arrays of "
+                                 "Integer values are not supported)",
+                                 n, site.c.name.text));
+        return;
+    }
+    if (v) {
+        s.integers.at(n).given = *v;
+    }
+}
+
+bool Flattener::bind_anchor(Scope& s, const InstanceSite& site, const GivenModifier& g,
+                            const ast::Component& anchor, const ast::Modifier& per_element) {
+    const ast::Modifier& m = g.own ? *g.own : *g.flat;
+    const Range at = g.own ? site.outer.map(m.range) : m.range;
+    const std::string& n = m.name.text;
+    const ast::NameRef* r = per_element.value->as<ast::NameRef>();
+    if (!r || r->parts.size() != 1) {
+        d_.error(at, fmt::format("anchor '{}' of {} can be bound only to a body or an "
+                                 "anchor, e.g. '{} = cart.b'",
+                                 n, site.c.type.text, n));
+        return false;
+    }
+    Decl bound;
+    bound.kind = Decl::Kind::component;
+    bound.component = ComponentKind::anchor;
+    bound.range = anchor.name.range;
+    bound.bound_to = r->parts[0].text;
+    s.decls[n] = bound;
+    return true;
 }
 
 void Flattener::gather_names(const ast::Model& m,
