@@ -36,15 +36,17 @@ int export_model(ExportOptions& o) {
         throw std::invalid_argument("give --fmu FILE, --c-library DIR or both: what to write");
     }
     o.settings.parameters = parse_assignments(o.parameters);
+    // compiled once for both
+    const PreparedExport prepared(o.file, o.settings);
     if (!o.fmu.empty()) {
-        const ExportSummary s = export_fmu(o.file, o.fmu, o.settings);
+        const ExportSummary s = prepared.write_fmu(o.fmu);
         std::cerr << fmt::format("mdl export: wrote {} (FMI 2.0 Co-Simulation{}, {}, {} "
                                  "variables)\n",
                                  o.fmu, s.model_exchange ? " and Model Exchange" : "", s.method,
                                  s.variables);
     }
     if (!o.c_library.empty()) {
-        const ExportSummary s = export_c_library(o.file, o.c_library, o.settings);
+        const ExportSummary s = prepared.write_c_library(o.c_library);
         std::cerr << fmt::format("mdl export: wrote lib{1}.a, lib{1}.so and {1}.h in {0} ({2}; "
                                  "{1}_simulate)\n",
                                  o.c_library, s.identifier, s.method);

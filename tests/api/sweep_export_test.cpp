@@ -1,9 +1,10 @@
 // Sweeps and export through the library's C++ and C entry points (mdl/sweep.hpp,
 // mdl/export.hpp, mdl.h): the sweeps' final values against the harmonic oscillator's closed
 // form q(T) = q0 cos(sqrt(k/m) T) (models/harmonic_oscillator.mdl: m = 2, q0 = 1, v0 = 0), the
-// runs' notes carried from worker processes, and the C export writing its files.
+// runs' notes carried from worker processes, and the C and C++ exports writing their files.
 #include "mdl.h"
 #include "mdl/compiled_model.hpp"
+#include "mdl/export.hpp"
 #include "mdl/sweep.hpp"
 
 #include <catch2/catch.hpp>
@@ -51,6 +52,13 @@ std::vector<double> summary_column(const fs::path& summary, const std::string& n
         values.push_back(std::stod(cell));
     }
     return values;
+}
+
+std::string file_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
 }
 
 double closed_form(double k, double t) {
@@ -148,4 +156,29 @@ TEST_CASE("mdl_sweep and mdl_export_c_library from C") {
     fs::remove_all(library);
     mdl_settings_free(s);
     mdl_free(model);
+}
+
+TEST_CASE("mdl::PreparedExport writes an FMU and a C library from one compile") {
+    mdl::ExportSettings settings;
+    settings.simulation.method = "verlet";
+    settings.simulation.step = 1e-3;
+    const mdl::PreparedExport prepared(model_path("harmonic_oscillator.mdl"), settings);
+    const fs::path folder = fresh_folder("mdl_prepared_export");
+    fs::create_directories(folder);
+    const mdl::ExportSummary fmu = prepared.write_fmu((folder / "a.fmu").string());
+    const mdl::ExportSummary again = prepared.write_fmu((folder / "b.fmu").string());
+    const mdl::ExportSummary library = prepared.write_c_library((folder / "lib").string());
+    CHECK(fmu.identifier == "HarmonicOscillator");
+    CHECK(fmu.method == "verlet step 0.001");
+    CHECK(library.identifier == fmu.identifier);
+    CHECK(library.method == fmu.method);
+    // the FMU is a zip archive; written again from the same preparation it holds the same
+    // files (only the archive's time stamps may differ)
+    CHECK(file_text(folder / "a.fmu").starts_with("PK"));
+    CHECK(fs::file_size(folder / "a.fmu") == fs::file_size(folder / "b.fmu"));
+    CHECK(again.variables == fmu.variables);
+    CHECK(file_text(folder / "lib" / "HarmonicOscillator.h").find("HarmonicOscillator_simulate") !=
+          std::string::npos);
+    CHECK(fs::is_regular_file(folder / "lib" / "libHarmonicOscillator.so"));
+    fs::remove_all(folder);
 }

@@ -57,41 +57,51 @@ FmuContents contents_of_file(const std::string& model_file, ExportSettings setti
         declared_descriptions(model_file, run.structural_parameters, run.library_paths));
 }
 
-ExportSummary write_fmu(const FmuContents& contents, const std::string& fmu_path) {
-    const std::string binary = link_fmu_binary(contents, fmu_model_source(contents));
-    write_zip(fmu_path, {{"modelDescription.xml", model_description_xml(contents)},
-                         {"binaries/linux64/" + contents.model_identifier + ".so", binary}});
-    return {contents.model_identifier, method_text(contents), contents.model_exchange,
-            contents.variables.size()};
-}
-
-ExportSummary write_library(const FmuContents& contents, const std::string& folder) {
-    write_c_library(contents, folder);
+ExportSummary summary_of(const FmuContents& contents) {
     return {contents.model_identifier, method_text(contents), contents.model_exchange,
             contents.variables.size()};
 }
 
 } // namespace
 
+PreparedExport::PreparedExport(const std::string& model_file, const ExportSettings& settings)
+    : contents_(std::make_shared<const FmuContents>(contents_of_file(model_file, settings))) {}
+
+PreparedExport::PreparedExport(const CompiledModel& compiled, const ExportSettings& settings)
+    : contents_(std::make_shared<const FmuContents>(
+          contents_of(with_exported_values(compiled, settings), settings, {}))) {}
+
+ExportSummary PreparedExport::write_fmu(const std::string& fmu_path) const {
+    const FmuContents& contents = *contents_;
+    const std::string binary = link_fmu_binary(contents, fmu_model_source(contents));
+    write_zip(fmu_path, {{"modelDescription.xml", model_description_xml(contents)},
+                         {"binaries/linux64/" + contents.model_identifier + ".so", binary}});
+    return summary_of(contents);
+}
+
+ExportSummary PreparedExport::write_c_library(const std::string& folder) const {
+    exporting::write_c_library(*contents_, folder);
+    return summary_of(*contents_);
+}
+
 ExportSummary export_fmu(const std::string& model_file, const std::string& fmu_path,
                          const ExportSettings& settings) {
-    return write_fmu(contents_of_file(model_file, settings), fmu_path);
+    return PreparedExport(model_file, settings).write_fmu(fmu_path);
 }
 
 ExportSummary export_c_library(const std::string& model_file, const std::string& folder,
                                const ExportSettings& settings) {
-    return write_library(contents_of_file(model_file, settings), folder);
+    return PreparedExport(model_file, settings).write_c_library(folder);
 }
 
 ExportSummary export_fmu(const CompiledModel& compiled, const std::string& fmu_path,
                          const ExportSettings& settings) {
-    return write_fmu(contents_of(with_exported_values(compiled, settings), settings, {}), fmu_path);
+    return PreparedExport(compiled, settings).write_fmu(fmu_path);
 }
 
 ExportSummary export_c_library(const CompiledModel& compiled, const std::string& folder,
                                const ExportSettings& settings) {
-    return write_library(contents_of(with_exported_values(compiled, settings), settings, {}),
-                         folder);
+    return PreparedExport(compiled, settings).write_c_library(folder);
 }
 
 } // namespace mdl

@@ -20,12 +20,17 @@
 #include "mdl/write_failure.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace mdl {
+
+namespace exporting {
+struct FmuContents;
+}
 
 // No compiler, no FMI library, or the link failed: what() says which, with the compiler's
 // output.
@@ -53,6 +58,30 @@ struct ExportSummary {
     std::string method;          // "rattle step 0.001", "hmm macro step 0.0125", "dopri5"
     bool model_exchange = false; // the FMU also offers Model Exchange
     std::size_t variables = 0;   // the FMU's variables
+};
+
+// A model prepared once for export: compiled with the settings, its kernels' object code
+// emitted and its FMU variables decided. It is written as an FMU, a C library or both without
+// compiling again (`mdl export --fmu X --c-library Y`):
+//
+//     const mdl::PreparedExport prepared("models/slider_crank.mdl", settings);
+//     prepared.write_fmu("slider_crank.fmu");
+//     prepared.write_c_library("out/");
+//
+// The constructors throw as the export functions below do (CompileError, std::invalid_argument);
+// the writers throw LinkFailure and WriteFailure, leaving the target as it was.
+class PreparedExport {
+public:
+    // From a model file, as export_fmu(model_file, ...) below.
+    explicit PreparedExport(const std::string& model_file, const ExportSettings& settings = {});
+    // From a compiled model, as export_fmu(compiled, ...) below.
+    explicit PreparedExport(const CompiledModel& compiled, const ExportSettings& settings = {});
+
+    ExportSummary write_fmu(const std::string& fmu_path) const;
+    ExportSummary write_c_library(const std::string& folder) const;
+
+private:
+    std::shared_ptr<const exporting::FmuContents> contents_;
 };
 
 // From a model file: compiled with the settings, the declared descriptions shown in
