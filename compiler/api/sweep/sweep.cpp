@@ -2,10 +2,10 @@
 // across the ranks of a SweepDistribution, and the summary and events files after them.
 #include "mdl/sweep.hpp"
 
+#include "local_runs.hpp"
 #include "mdl/interruption.hpp"
 #include "mdl/write_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
-#include "sweep_workers.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -120,29 +120,11 @@ void write_rows(const fs::path& path, const std::string& header,
 // kept from starting marked so.
 std::vector<RunOutcome> run_here(const SweepRunner& runner, const SweepOptions& options,
                                  std::size_t jobs, SweepProgress& progress) {
-    const std::size_t size = runner.size();
-    std::atomic<std::size_t> counter{0};
-    std::vector<std::optional<RunOutcome>> results(size);
-    std::mutex mutex;
-    NextRun next = [&]() -> std::optional<std::size_t> {
-        if (interruption_signal() != 0) { // the runs not started stay so
-            return std::nullopt;
-        }
-        std::size_t i = counter.fetch_add(1);
-        return i < size ? std::optional(i) : std::nullopt;
-    };
-    RunDone done = [&](std::size_t index, RunOutcome outcome) {
-        std::lock_guard lock(mutex);
-        results[index] = std::move(outcome);
-    };
-    if (options.isolation == Isolation::processes) {
-        run_in_processes(runner, jobs, next, done, progress, std::chrono::milliseconds(100));
-    } else {
-        run_on_threads(runner, jobs, next, done, progress, {}, std::chrono::milliseconds(100));
-    }
+    std::vector<std::optional<RunOutcome>> results =
+        run_strided(runner, options.isolation, jobs, 0, 1, progress);
     std::vector<RunOutcome> outcomes;
-    outcomes.reserve(size);
-    for (std::size_t i = 0; i < size; ++i) {
+    outcomes.reserve(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
         outcomes.push_back(results[i] ? std::move(*results[i])
                                       : runner.not_started(i, interruption_signal()));
     }

@@ -1,7 +1,7 @@
 #include "mdl/sweep_mpi.hpp"
 
+#include "local_runs.hpp"
 #include "mdl/interruption.hpp"
-#include "sweep_workers.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -158,14 +158,8 @@ void MpiSweep::execute(const SweepRunner& runner, std::size_t jobs, const NextRu
                        const RunDone& done, SweepProgress& progress,
                        const std::function<void()>& idle) {
     // rank 0 serving the other ranks (`idle`) answers within a millisecond
-    if (isolation_ == Isolation::processes) {
-        run_in_processes(runner, jobs, next, done, progress,
-                         std::chrono::milliseconds(idle ? 1 : 100), idle,
-                         fmt::format(" on rank {}", rank_));
-    } else {
-        run_on_threads(runner, jobs, next, done, progress, idle,
-                       idle ? std::chrono::microseconds(500) : std::chrono::milliseconds(100));
-    }
+    run_locally(runner, isolation_, jobs, next, done, progress, idle,
+                fmt::format(" on rank {}", rank_));
 }
 
 std::vector<RunOutcome> MpiSweep::complete(const SweepRunner& runner,
@@ -209,21 +203,9 @@ std::vector<RunOutcome> MpiSweep::complete(const SweepRunner& runner,
 std::vector<RunOutcome> MpiSweep::run_static(const SweepRunner& runner, std::size_t jobs,
                                              SweepProgress& progress) {
     const std::size_t n = runner.size(), ranks = static_cast<std::size_t>(size_);
-    std::atomic<std::size_t> counter{static_cast<std::size_t>(rank_)};
-    std::vector<std::optional<RunOutcome>> results(n);
-    std::mutex mutex;
-    NextRun next = [&]() -> std::optional<std::size_t> {
-        if (interruption_signal() != 0) { // the runs not started stay so
-            return std::nullopt;
-        }
-        std::size_t i = counter.fetch_add(ranks);
-        return i < n ? std::optional(i) : std::nullopt;
-    };
-    RunDone done = [&](std::size_t index, RunOutcome outcome) {
-        std::lock_guard lock(mutex);
-        results[index] = std::move(outcome);
-    };
-    execute(runner, jobs, next, done, progress, {});
+    std::vector<std::optional<RunOutcome>> results =
+        run_strided(runner, isolation_, jobs, static_cast<std::size_t>(rank_), ranks, progress,
+                    fmt::format(" on rank {}", rank_));
     if (rank_ != 0) {
         std::string bytes;
         for (std::size_t i = 0; i < n; ++i) {
