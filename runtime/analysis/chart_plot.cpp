@@ -1,9 +1,9 @@
 #include "runtime/analysis/chart_plot.hpp"
+#include "runtime/output/svg_axes.hpp"
 #include "runtime/output/xml_escape.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -16,18 +16,6 @@ constexpr double left_margin = 80, right_margin = 30, top_margin = 50, bottom_ma
 constexpr const char* stable_fill = "#9ecae1";
 constexpr const char* boundary_colour = "#08306b";
 constexpr const char* failed_colour = "#d62728";
-
-std::string coordinate(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.2f", value);
-    return buffer;
-}
-
-std::string label(double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%g", std::abs(value) < 1e-12 ? 0.0 : value);
-    return buffer;
-}
 
 // The map from an axis' values to a pixel interval [from, to].
 struct Scale {
@@ -53,19 +41,7 @@ std::vector<double> ticks(const ChartAxis& axis) {
         }
         values.clear(); // less than a decade: linear ticks
     }
-    const double raw = (hi - lo) / 6;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = power;
-    for (double m : {1.0, 2.0, 5.0, 10.0}) {
-        if (m * power >= raw) {
-            step = m * power;
-            break;
-        }
-    }
-    for (double v = std::ceil(lo / step - 1e-9) * step; v <= hi + 1e-9 * step; v += step) {
-        values.push_back(v);
-    }
-    return values;
+    return round_ticks(lo, hi);
 }
 
 struct Point {
@@ -87,12 +63,7 @@ public:
     }
 
     std::string draw() {
-        svg_ += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                std::to_string(options_.width) + "\" height=\"" + std::to_string(options_.height) +
-                "\" viewBox=\"0 0 " + std::to_string(options_.width) + ' ' +
-                std::to_string(options_.height) +
-                "\" font-family=\"sans-serif\" font-size=\"13\">\n";
-        svg_ += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+        svg_ += svg_start(options_.width, options_.height, 13, false);
         cells();
         failed_points();
         axes();
@@ -145,7 +116,7 @@ private:
     static std::string points(const std::vector<Point>& ps) {
         std::string text;
         for (const Point& p : ps) {
-            text += (text.empty() ? "" : " ") + coordinate(p.x) + ',' + coordinate(p.y);
+            text += (text.empty() ? "" : " ") + svg_coordinate(p.x) + ',' + svg_coordinate(p.y);
         }
         return text;
     }
@@ -178,9 +149,9 @@ private:
                         b = (b + 1) % v.size();
                     }
                     if (b != a && cut && !crosses_stable) {
-                        lines += "<line x1=\"" + coordinate(v[a].p.x) + "\" y1=\"" +
-                                 coordinate(v[a].p.y) + "\" x2=\"" + coordinate(v[b].p.x) +
-                                 "\" y2=\"" + coordinate(v[b].p.y) + "\"/>\n";
+                        lines += "<line x1=\"" + svg_coordinate(v[a].p.x) + "\" y1=\"" +
+                                 svg_coordinate(v[a].p.y) + "\" x2=\"" + svg_coordinate(v[b].p.x) +
+                                 "\" y2=\"" + svg_coordinate(v[b].p.y) + "\"/>\n";
                     }
                 }
             }
@@ -199,7 +170,7 @@ private:
                     continue;
                 }
                 const Point p = grid(i, j);
-                marks += "<path d=\"M" + coordinate(p.x - 3) + ',' + coordinate(p.y - 3) +
+                marks += "<path d=\"M" + svg_coordinate(p.x - 3) + ',' + svg_coordinate(p.y - 3) +
                          "l6,6m0,-6l-6,6\"/>\n";
             }
         }
@@ -212,31 +183,25 @@ private:
     void axes() {
         const double x0 = left_margin, x1 = options_.width - right_margin;
         const double y0 = options_.height - bottom_margin, y1 = top_margin;
-        svg_ += "<rect x=\"" + coordinate(x0) + "\" y=\"" + coordinate(y1) + "\" width=\"" +
-                coordinate(x1 - x0) + "\" height=\"" + coordinate(y0 - y1) +
-                "\" fill=\"none\" stroke=\"black\"/>\n";
+        std::vector<SvgTick> x_ticks, y_ticks;
         for (double t : ticks(chart_.x)) {
-            const double x = sx_(t);
-            svg_ += "<line x1=\"" + coordinate(x) + "\" y1=\"" + coordinate(y0) + "\" x2=\"" +
-                    coordinate(x) + "\" y2=\"" + coordinate(y0 + 5) + "\" stroke=\"black\"/>\n";
-            svg_ += "<text x=\"" + coordinate(x) + "\" y=\"" + coordinate(y0 + 20) +
-                    "\" text-anchor=\"middle\">" + label(t) + "</text>\n";
+            x_ticks.push_back({sx_(t), t});
         }
         for (double t : ticks(chart_.y)) {
-            const double y = sy_(t);
-            svg_ += "<line x1=\"" + coordinate(x0 - 5) + "\" y1=\"" + coordinate(y) + "\" x2=\"" +
-                    coordinate(x0) + "\" y2=\"" + coordinate(y) + "\" stroke=\"black\"/>\n";
-            svg_ += "<text x=\"" + coordinate(x0 - 8) + "\" y=\"" + coordinate(y + 4) +
-                    "\" text-anchor=\"end\">" + label(t) + "</text>\n";
+            y_ticks.push_back({sy_(t), t});
         }
-        svg_ += "<text x=\"" + coordinate((x0 + x1) / 2) + "\" y=\"" +
-                coordinate(options_.height - 15.0) + "\" text-anchor=\"middle\">" +
-                xml_escaped(chart_.x.name) + "</text>\n";
-        svg_ += "<text x=\"20\" y=\"" + coordinate((y0 + y1) / 2) +
-                "\" text-anchor=\"middle\" transform=\"rotate(-90 20 " + coordinate((y0 + y1) / 2) +
-                ")\">" + xml_escaped(chart_.y.name) + "</text>\n";
+        svg_ += svg_axes({.left = x0,
+                          .top = y1,
+                          .right = x1,
+                          .bottom = y0,
+                          .picture_height = static_cast<double>(options_.height),
+                          .grid = false,
+                          .x_name = chart_.x.name,
+                          .y_name = chart_.y.name,
+                          .y_name_x = 20},
+                         x_ticks, y_ticks);
         if (!options_.title.empty()) {
-            svg_ += "<text x=\"" + coordinate((x0 + x1) / 2) +
+            svg_ += "<text x=\"" + svg_coordinate((x0 + x1) / 2) +
                     "\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">" +
                     xml_escaped(options_.title) + "</text>\n";
         }
@@ -244,18 +209,18 @@ private:
 
     void legend() {
         const double x = options_.width - right_margin - 150, y = 12;
-        svg_ += "<rect x=\"" + coordinate(x) + "\" y=\"" + coordinate(y) +
+        svg_ += "<rect x=\"" + svg_coordinate(x) + "\" y=\"" + svg_coordinate(y) +
                 "\" width=\"14\" height=\"10\" fill=\"" + stable_fill + "\"/>\n";
-        svg_ += "<text x=\"" + coordinate(x + 20) + "\" y=\"" + coordinate(y + 10) +
+        svg_ += "<text x=\"" + svg_coordinate(x + 20) + "\" y=\"" + svg_coordinate(y + 10) +
                 "\">stable</text>\n";
-        svg_ += "<line x1=\"" + coordinate(x + 70) + "\" y1=\"" + coordinate(y + 5) + "\" x2=\"" +
-                coordinate(x + 84) + "\" y2=\"" + coordinate(y + 5) + "\" stroke=\"" +
-                boundary_colour + "\" stroke-width=\"1.5\"/>\n";
-        svg_ += "<text x=\"" + coordinate(x + 90) + "\" y=\"" + coordinate(y + 10) +
+        svg_ += "<line x1=\"" + svg_coordinate(x + 70) + "\" y1=\"" + svg_coordinate(y + 5) +
+                "\" x2=\"" + svg_coordinate(x + 84) + "\" y2=\"" + svg_coordinate(y + 5) +
+                "\" stroke=\"" + boundary_colour + "\" stroke-width=\"1.5\"/>\n";
+        svg_ += "<text x=\"" + svg_coordinate(x + 90) + "\" y=\"" + svg_coordinate(y + 10) +
                 "\">boundary</text>\n";
         if (chart_.count(Verdict::Kind::failed) > 0) {
-            svg_ += "<text x=\"" + coordinate(x) + "\" y=\"" + coordinate(y + 26) + "\" fill=\"" +
-                    failed_colour + "\">x: not computed</text>\n";
+            svg_ += "<text x=\"" + svg_coordinate(x) + "\" y=\"" + svg_coordinate(y + 26) +
+                    "\" fill=\"" + failed_colour + "\">x: not computed</text>\n";
         }
     }
 

@@ -1,4 +1,5 @@
 #include "runtime/analysis/mode_shape_plot.hpp"
+#include "runtime/output/svg_axes.hpp"
 #include "runtime/output/xml_escape.hpp"
 
 #include <algorithm>
@@ -234,11 +235,7 @@ std::string mode_shape_svg(const ModeShapePlot& plot) {
     const double top = 42;
     const double width = panel_width * std::max(cols, 2);
     const double height = top + panel_height * std::max(rows, 1);
-    std::string svg = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                      number(width) + "\" height=\"" + number(height) + "\" viewBox=\"0 0 " +
-                      number(width) + " " + number(height) + "\" font-family=\"sans-serif\">\n";
-    svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    std::string svg = svg_start(width, height, 0, true);
     svg += "<text x=\"10\" y=\"18\" font-size=\"13\">" + xml_escaped(plot.title) + ": mode shapes" +
            (panels < plot.modes.size() ? ", the first " + std::to_string(panels) : "") +
            "</text>\n";

@@ -1,4 +1,5 @@
 #include "runtime/analysis/response_plot.hpp"
+#include "runtime/output/svg_axes.hpp"
 #include "runtime/output/xml_escape.hpp"
 
 #include <algorithm>
@@ -11,24 +12,6 @@ namespace mdl::runtime::analysis {
 namespace {
 
 const char* const colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"};
-
-// Tick positions at 1, 2 or 5 times a power of ten, about six over [low, high].
-std::vector<double> ticks(double low, double high) {
-    const double raw = (high - low) / 6.0;
-    const double power = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = power;
-    for (const double m : {1.0, 2.0, 5.0, 10.0}) {
-        if (m * power >= raw) {
-            step = m * power;
-            break;
-        }
-    }
-    std::vector<double> t;
-    for (double v = std::ceil(low / step) * step; v <= high + 1e-9 * step; v += step) {
-        t.push_back(std::abs(v) < 1e-12 * step ? 0.0 : v);
-    }
-    return t;
-}
 
 } // namespace
 
@@ -60,35 +43,28 @@ std::string response_plot_svg(const ResponsePlot& plot) {
     const auto Y = [&](double y) {
         return top + h - (y - y0) / (y1 - y0) * h;
     };
-    std::string svg = fmt::format(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-        "width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" font-family=\"sans-serif\" "
-        "font-size=\"13\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-        plot.width, plot.height, plot.width, plot.height);
+    std::string svg = svg_start(plot.width, plot.height, 13, true);
     svg +=
         fmt::format("<text x=\"{}\" y=\"28\" text-anchor=\"middle\" font-size=\"16\">{}</text>\n",
                     plot.width / 2, xml_escaped(plot.title));
     // axes, ticks, grid
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
-                       "stroke=\"black\"/>\n",
-                       left, top, w, h);
-    for (const double t : ticks(x0, x1)) {
-        svg += fmt::format(
-            "<line x1=\"{0:.2f}\" y1=\"{1}\" x2=\"{0:.2f}\" y2=\"{2}\" stroke=\"#ddd\"/>"
-            "<text x=\"{0:.2f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
-            X(t), top, top + h, top + h + 18, t);
+    std::vector<SvgTick> x_ticks, y_ticks;
+    for (const double t : round_ticks(x0, x1)) {
+        x_ticks.push_back({X(t), t});
     }
-    for (const double t : ticks(y0, y1)) {
-        svg += fmt::format(
-            "<line x1=\"{0}\" y1=\"{1:.2f}\" x2=\"{2}\" y2=\"{1:.2f}\" stroke=\"#ddd\"/>"
-            "<text x=\"{3}\" y=\"{4:.2f}\" text-anchor=\"end\">{5:g}</text>\n",
-            left, Y(t), left + w, left - 6, Y(t) + 4, t);
+    for (const double t : round_ticks(y0, y1)) {
+        y_ticks.push_back({Y(t), t});
     }
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", left + w / 2,
-                       plot.height - 15, xml_escaped(plot.xlabel));
-    svg += fmt::format("<text x=\"18\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 18 "
-                       "{0})\">{1}</text>\n",
-                       top + h / 2, xml_escaped(plot.ylabel));
+    svg += svg_axes({.left = left,
+                     .top = top,
+                     .right = left + w,
+                     .bottom = top + h,
+                     .picture_height = static_cast<double>(plot.height),
+                     .grid = true,
+                     .x_name = plot.xlabel,
+                     .y_name = plot.ylabel,
+                     .y_name_x = 18},
+                    x_ticks, y_ticks);
     // curves: one polyline per stretch of equal stability (neighbours share their end point)
     for (std::size_t k = 0; k < plot.curves.size(); ++k) {
         const ResponseCurve& c = plot.curves[k];
