@@ -4,10 +4,7 @@
 #include "mdl/simulate.hpp"
 #include "runtime/numerical_failure.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <stdexcept>
 
@@ -30,19 +27,6 @@ CompiledModel compile_with_parameters(const std::string& file,
         }
     }
     return compiled;
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-    std::ofstream out(path);
-    if (!out) {
-        throw WriteFailure(path, std::strerror(errno));
-    }
-    out << text;
-    errno = 0;
-    out.close();
-    if (!out) {
-        throw WriteFailure(path, errno ? std::strerror(errno) : "write failed");
-    }
 }
 
 std::string format_complex(std::complex<double> mu) {

@@ -1,6 +1,6 @@
-// What `mdl periodic` and `mdl continue` share: compiling the model with -p values (Integer
-// ones fix the structure, the others are set on the compiled model), writing a text file,
-// printing multipliers, and the errors both report.
+// What `mdl modes`, `mdl periodic` and `mdl continue` share: compiling the model with -p values
+// (Integer ones fix the structure, the others are set on the compiled model), printing
+// multipliers, and the errors they report. Their files: output_file.hpp.
 #pragma once
 
 #include "mdl/compiled_model.hpp"
@@ -18,9 +18,6 @@ CompiledModel compile_with_parameters(const std::string& file,
                                       const std::vector<std::pair<std::string, double>>& values,
                                       const std::vector<std::string>& texts,
                                       const std::vector<std::string>& library, bool no_cache);
-
-// Writes `text` to `path` (WriteFailure naming the file when it cannot).
-void write_text_file(const std::string& path, const std::string& text);
 
 // "0.59 - 0.31i"
 std::string format_complex(std::complex<double> mu);

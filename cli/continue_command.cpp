@@ -9,6 +9,7 @@
 #include "exit_status.hpp"
 #include "mdl/periodic.hpp"
 #include "model_options.hpp"
+#include "output_file.hpp"
 #include "runtime/analysis/response_plot.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -154,10 +155,10 @@ int run(const ContinueOptions& o) {
         fmt::format("  {} stable and {} unstable points\n", stable, branch.points.size() - stable);
     std::cout << text;
     if (!o.csv.empty()) {
-        write_text_file(o.csv, branch_csv(branch));
+        write_output_file("--csv", o.csv, branch_csv(branch));
     }
     if (!o.plot.empty()) {
-        write_text_file(o.plot, branch_plot(branch, compiled.name()));
+        write_output_file("--plot", o.plot, branch_plot(branch, compiled.name()));
     }
     return exit_status::success;
 }

@@ -2,19 +2,18 @@
 // The equilibrium of a model, its linearization and natural modes (mdl/modes.hpp does the
 // work): a table of frequencies, damping ratios and mode shapes on standard output, one CSV
 // row per mode, an SVG of the shapes (runtime/analysis/mode_shape_plot.hpp).
+#include "analysis_options.hpp"
 #include "commands.hpp"
 #include "exit_status.hpp"
 #include "mdl/compiled_model.hpp"
 #include "mdl/modes.hpp"
 #include "model_options.hpp"
+#include "output_file.hpp"
 #include "runtime/analysis/mode_shape_plot.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <fmt/format.h>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -61,32 +60,24 @@ std::string csv_field(const std::string& s) {
     return quoted + "\"";
 }
 
-void write_csv(const std::string& path, const ModesResult& r) {
-    std::ofstream out(path);
-    if (!out) {
-        throw std::invalid_argument(fmt::format("--csv: cannot write '{}'", path));
-    }
-    out << "mode,omega,frequency_hz,damping_ratio";
+std::string modes_csv(const ModesResult& r) {
+    std::string out = "mode,omega,frequency_hz,damping_ratio";
     for (const std::string& c : r.coordinates) {
-        out << "," << csv_field(c);
+        out += "," + csv_field(c);
     }
-    out << "\n";
+    out += "\n";
     for (std::size_t k = 0; k < r.modes(); ++k) {
-        out << fmt::format("{},{:.17g},{:.17g},{:.17g}", k + 1, r.omega[k], r.frequency_hz[k],
+        out += fmt::format("{},{:.17g},{:.17g},{:.17g}", k + 1, r.omega[k], r.frequency_hz[k],
                            r.damping_ratio[k]);
         for (const double x : r.shape(k)) {
-            out << fmt::format(",{:.17g}", x);
+            out += fmt::format(",{:.17g}", x);
         }
-        out << "\n";
+        out += "\n";
     }
-    errno = 0;
-    out.close();
-    if (!out) {
-        throw WriteFailure(path, errno != 0 ? std::strerror(errno) : "write error");
-    }
+    return out;
 }
 
-void write_plot(const std::string& path, const CompiledModel& model, const ModesResult& r) {
+std::string modes_plot(const CompiledModel& model, const ModesResult& r) {
     runtime::ModeShapePlot plot;
     plot.title = model.name();
     plot.coordinates = r.coordinates;
@@ -95,16 +86,7 @@ void write_plot(const std::string& path, const CompiledModel& model, const Modes
         plot.modes.push_back({r.omega[k], r.frequency_hz[k], r.damping_ratio[k], r.kind[k],
                               std::vector<double>(r.shape(k).begin(), r.shape(k).end())});
     }
-    std::ofstream out(path);
-    if (!out) {
-        throw std::invalid_argument(fmt::format("--plot: cannot write '{}'", path));
-    }
-    out << runtime::mode_shape_svg(plot);
-    errno = 0;
-    out.close();
-    if (!out) {
-        throw WriteFailure(path, errno != 0 ? std::strerror(errno) : "write error");
-    }
+    return runtime::mode_shape_svg(plot);
 }
 
 // The report on standard output: the equilibrium, the table of modes, the shapes.
@@ -154,19 +136,8 @@ void print_report(const CompiledModel& model, const ModesResult& r) {
 }
 
 int run_modes(const ModesCommandOptions& o) {
-    const auto assignments = parse_assignments(o.parameters);
-    CompileOptions compile;
-    compile.structural_parameters = assignments;
-    compile.library_paths = o.library_paths;
-    compile.disk_cache = !o.no_cache;
-    CompiledModel model = compile_file(o.file, compile);
-    for (std::size_t i = 0; i < assignments.size(); ++i) {
-        try {
-            model.set_parameter(assignments[i].first, assignments[i].second);
-        } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(fmt::format("-p {}: {}", o.parameters[i], e.what()));
-        }
-    }
+    const CompiledModel model = compile_with_parameters(o.file, parse_assignments(o.parameters),
+                                                        o.parameters, o.library_paths, o.no_cache);
     ModesOptions options;
     for (const std::string& text : o.at) {
         options.at.push_back(parse_at(text));
@@ -179,10 +150,10 @@ int run_modes(const ModesCommandOptions& o) {
     }
     print_report(model, r);
     if (!o.csv.empty()) {
-        write_csv(o.csv, r);
+        write_output_file("--csv", o.csv, modes_csv(r));
     }
     if (!o.plot.empty()) {
-        write_plot(o.plot, model, r);
+        write_output_file("--plot", o.plot, modes_plot(model, r));
     }
     return exit_status::success;
 }
@@ -224,21 +195,7 @@ std::function<int()> add_modes_command(CLI::App& app) {
     cmd->add_flag("--no-cache", o->no_cache,
                   "Neither read nor write the code cache on disk (see mdl cache)");
     return [o]() {
-        try {
-            return run_modes(*o);
-        } catch (const CompileError& e) {
-            std::cerr << e.what();
-            return exit_status::model_error;
-        } catch (const NumericalFailure& e) {
-            std::cerr << fmt::format("mdl: error: {}\n", e.what());
-            return exit_status::numerical_failure;
-        } catch (const WriteFailure& e) {
-            std::cerr << fmt::format("mdl modes: error: {}\n", e.what());
-            return exit_status::output_failed;
-        } catch (const std::invalid_argument& e) {
-            std::cerr << fmt::format("mdl modes: error: {}\n", e.what());
-            return exit_status::bad_input;
-        }
+        return run_reporting("modes", [o] { return run_modes(*o); });
     };
 }
 

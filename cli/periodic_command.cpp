@@ -7,6 +7,7 @@
 #include "exit_status.hpp"
 #include "mdl/periodic.hpp"
 #include "model_options.hpp"
+#include "output_file.hpp"
 #include "runtime/numerical_failure.hpp"
 
 #include <cmath>
@@ -77,7 +78,7 @@ int run(const PeriodicOptions& o) {
             }
             csv += "\n";
         }
-        write_text_file(o.csv, csv);
+        write_output_file("--csv", o.csv, csv);
     }
     return exit_status::success;
 }

@@ -9,12 +9,12 @@
 #include "mdl/compiled_model.hpp"
 #include "mdl/simulate.hpp"
 #include "model_options.hpp"
+#include "output_file.hpp"
 #include "progress_bar.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
 #include "simulation_options.hpp"
 
-#include <cerrno>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -57,18 +57,14 @@ std::string output_name(const RunOptions& o) {
 // its order ("" where the unit is not known), so the trajectory's CSV keeps one header line.
 void write_units(const std::string& path, const CompiledModel& compiled,
                  const std::vector<std::string>& columns) {
-    std::ofstream units(path);
     const auto quoted = [](const std::string& s) {
         return s.find_first_of(",\"") == std::string::npos ? s : "\"" + s + "\"";
     };
-    units << "column,unit\n";
+    std::string units = "column,unit\n";
     for (const std::string& c : columns) {
-        units << quoted(c) << "," << compiled.unit(c) << "\n";
+        units += quoted(c) + "," + compiled.unit(c) + "\n";
     }
-    units.close();
-    if (!units) {
-        throw std::invalid_argument(fmt::format("--units-file: cannot write '{}'", path));
-    }
+    write_output_file("--units-file", path, units);
 }
 
 int run(const RunOptions& o) {
@@ -86,10 +82,7 @@ int run(const RunOptions& o) {
     std::ofstream file;
     std::ostream* out = &std::cout;
     if (!o.output.empty()) {
-        file.open(o.output);
-        if (!file) {
-            throw std::invalid_argument(fmt::format("--output: cannot write '{}'", o.output));
-        }
+        file = open_output_file("--output", o.output);
         out = &file;
     }
     // the progress bar knows the interval only once the settings are resolved: it starts at
@@ -162,11 +155,7 @@ int run(const RunOptions& o) {
     }
     progress.reset();
     if (file.is_open()) {
-        errno = 0;
-        file.close();
-        if (!file) {
-            throw WriteFailure(output_name(o), runtime::OutputError(errno).what());
-        }
+        close_output_file(file, output_name(o));
     }
     if (!o.quiet) {
         std::cerr << "mdl run: " << result.summary << "\n";
