@@ -2,21 +2,12 @@
 
 #include "compiler/api/runtime_view.hpp"
 #include "reproduce/reproduce_andrews.hpp"
+#include "reproduce_reports.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
 
 namespace mdl::cli {
-
-runtime::State reported_start(const CompiledModel& compiled, const runtime::Model& model,
-                              double start) {
-    std::vector<std::string> notes;
-    runtime::State state = initial_state(compiled, model, start, &notes);
-    for (const std::string& note : notes) {
-        std::cerr << note << "\n";
-    }
-    return state;
-}
 
 int reproduce_andrews(const std::string& models_dir) {
     namespace mech = runtime::mechanics;
@@ -34,18 +25,15 @@ int reproduce_andrews(const std::string& models_dir) {
             ++angles;
             if (!(r.relative_errors[i] <= mech::andrews_tolerance)) {
                 ++angles_off;
-                std::cerr << fmt::format("mdl reproduce: andrews {} {}: ours {:.16g}, Test Set "
-                                         "{:.16g} (relative error {:.2e} > {:g})\n",
-                                         r.method, mech::andrews_reference[i].name, r.angles[i],
-                                         mech::andrews_reference[i].reference, r.relative_errors[i],
-                                         mech::andrews_tolerance);
+                report_off_reference("andrews", r.method, mech::andrews_reference[i].name,
+                                     r.angles[i], mech::andrews_reference[i].reference,
+                                     "relative error", r.relative_errors[i],
+                                     mech::andrews_tolerance);
             }
         }
         if (!(r.constraint_residual <= mech::andrews_constraint_limit)) {
-            std::cerr << fmt::format("mdl reproduce: andrews {}: constraint residual {:.2e} > "
-                                     "{:g}\n",
-                                     r.method, r.constraint_residual,
-                                     mech::andrews_constraint_limit);
+            report_constraint_residual("andrews", r.method, r.constraint_residual,
+                                       mech::andrews_constraint_limit);
         }
     }
     std::cerr << fmt::format("mdl reproduce andrews: {} of {} angles within {:g} relative of the "

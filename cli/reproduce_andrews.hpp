@@ -2,10 +2,6 @@
 // angles at t = 0.03 (reproduce/reproduce_andrews.hpp).
 #pragma once
 
-#include "mdl/compiled_model.hpp"
-#include "runtime/model.hpp"
-#include "runtime/state.hpp"
-
 #include <string>
 
 namespace mdl::cli {
@@ -13,10 +9,5 @@ namespace mdl::cli {
 // Prints the table to stdout and a summary line to stderr; 0 when every angle of every
 // method is within 1e-6 relative of the reference and the constraints hold to 1e-8, else 1.
 int reproduce_andrews(const std::string& models_dir);
-
-// The model's start state on its constraints (compiler/api/runtime_view.hpp), the changed start
-// values printed on stderr as `mdl run` prints them.
-runtime::State reported_start(const CompiledModel& compiled, const runtime::Model& model,
-                              double start);
 
 } // namespace mdl::cli

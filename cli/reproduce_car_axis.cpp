@@ -2,7 +2,7 @@
 
 #include "compiler/api/runtime_view.hpp"
 #include "reproduce/reproduce_car_axis.hpp"
-#include "reproduce_andrews.hpp"
+#include "reproduce_reports.hpp"
 
 #include <fmt/format.h>
 #include <iostream>
@@ -24,18 +24,14 @@ int reproduce_car_axis(const std::string& models_dir) {
         passed += r.passes() ? 1 : 0;
         for (std::size_t i = 0; i < r.values.size(); ++i) {
             if (!(r.errors[i] <= r.setting.tolerance)) {
-                std::cerr << fmt::format("mdl reproduce: caraxis {} {}: ours {:.16g}, Test Set "
-                                         "{:.16g} (error {:.2e} > {:g})\n",
-                                         r.method, mech::car_axis_reference[i].name, r.values[i],
-                                         mech::car_axis_reference[i].reference, r.errors[i],
-                                         r.setting.tolerance);
+                report_off_reference("caraxis", r.method, mech::car_axis_reference[i].name,
+                                     r.values[i], mech::car_axis_reference[i].reference, "error",
+                                     r.errors[i], r.setting.tolerance);
             }
         }
         if (!(r.constraint_residual <= mech::car_axis_constraint_limit)) {
-            std::cerr << fmt::format("mdl reproduce: caraxis {}: constraint residual {:.2e} > "
-                                     "{:g}\n",
-                                     r.method, r.constraint_residual,
-                                     mech::car_axis_constraint_limit);
+            report_constraint_residual("caraxis", r.method, r.constraint_residual,
+                                       mech::car_axis_constraint_limit);
         }
     }
     std::cerr << fmt::format("mdl reproduce caraxis: {} of {} methods match the Test Set's "

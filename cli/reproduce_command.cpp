@@ -10,6 +10,7 @@
 #include "reproduce/reproduce_strobo.hpp"
 #include "reproduce_andrews.hpp"
 #include "reproduce_car_axis.hpp"
+#include "reproduce_reports.hpp"
 
 #include <algorithm>
 #include <cmath>

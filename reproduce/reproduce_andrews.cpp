@@ -1,23 +1,11 @@
 #include "reproduce/reproduce_andrews.hpp"
 
-#include "runtime/run.hpp"
+#include "reproduce/test_set_run.hpp"
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace mdl::runtime::mechanics {
-
-namespace {
-
-std::string format(const char* pattern, double value) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, pattern, value);
-    return buffer;
-}
-
-} // namespace
 
 bool AndrewsRun::passes() const {
     for (double error : relative_errors) {
@@ -34,27 +22,15 @@ AndrewsRun run_andrews(const Model& model, const State& start, Method method, do
         throw std::invalid_argument("Andrews' mechanism: the model must have the 7 angles and 6 "
                                     "loop constraints of models/andrews.mdl");
     }
-    for (std::size_t i = 0; i < andrews_reference.size(); ++i) {
-        if (model.position_name(static_cast<Eigen::Index>(i)) != andrews_reference[i].name) {
-            throw std::invalid_argument(
-                "Andrews' mechanism: coordinate " + std::to_string(i + 1) + " is '" +
-                model.position_name(static_cast<Eigen::Index>(i)) + "', expected '" +
-                std::string(andrews_reference[i].name) + "'");
-        }
-    }
-    RunSettings settings;
-    settings.method = method;
-    settings.stop_time = andrews_end_time;
-    settings.step = 0.0; // adaptive: every accepted step, only the last one is kept
-    settings.adaptive.rtol = rtol;
-    settings.adaptive.atol = rtol;
-    State state = start;
-    const auto begin = std::chrono::steady_clock::now();
+    require_position_names(model, "Andrews' mechanism", andrews_reference,
+                           andrews_reference.size());
+    const TestSetIntegration run = integrate_to(model, start, method, andrews_end_time, rtol, true);
     AndrewsRun out;
-    out.stats = run(model, state, settings, [](const State&) {});
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    out.method = std::string(info(method).name);
+    out.stats = run.stats;
+    out.seconds = run.seconds;
+    out.method = run.method;
     out.rtol = rtol;
+    const State& state = run.end;
     for (std::size_t i = 0; i < andrews_reference.size(); ++i) {
         out.angles[i] = state.q[static_cast<Eigen::Index>(i)];
         out.relative_errors[i] = std::abs(out.angles[i] / andrews_reference[i].reference - 1.0);
@@ -67,7 +43,7 @@ AndrewsRun run_andrews(const Model& model, const State& start, Method method, do
 
 std::vector<AndrewsRun> reproduce_andrews(const Model& model, const State& start) {
     std::vector<AndrewsRun> runs;
-    if (info(Method::ida).summary.find("not available") == std::string_view::npos) {
+    if (ida_available()) {
         runs.push_back(run_andrews(model, start, Method::ida, 1e-10));
     }
     runs.push_back(run_andrews(model, start, Method::dopri5, 1e-10));
@@ -78,33 +54,24 @@ std::string andrews_markdown(const std::vector<AndrewsRun>& runs) {
     std::string out = "| angle | Test Set t = 0.03 |";
     std::string rule = "|---|---|";
     for (const AndrewsRun& r : runs) {
-        out += " " + r.method + " (rtol " + format("%g", r.rtol) + ") | rel. error |";
+        out += " " + r.method + " (rtol " + printed("%g", r.rtol) + ") | rel. error |";
         rule += "---|---|";
     }
     out += "\n" + rule + "\n";
     for (std::size_t i = 0; i < andrews_reference.size(); ++i) {
         out += "| " + std::string(andrews_reference[i].name) + " | " +
-               format("%.16g", andrews_reference[i].reference) + " |";
+               printed("%.16g", andrews_reference[i].reference) + " |";
         for (const AndrewsRun& r : runs) {
-            out += " " + format("%.16g", r.angles[i]) + " | " +
-                   format("%.2e", r.relative_errors[i]) + " |";
+            out += " " + printed("%.16g", r.angles[i]) + " | " +
+                   printed("%.2e", r.relative_errors[i]) + " |";
         }
         out += "\n";
     }
     out += "| max abs g(q) | < 1e-8 |";
     for (const AndrewsRun& r : runs) {
-        out += " " + format("%.2e", r.constraint_residual) + " | |";
+        out += " " + printed("%.2e", r.constraint_residual) + " | |";
     }
-    out += "\n| steps (rejected) | |";
-    for (const AndrewsRun& r : runs) {
-        out +=
-            " " + std::to_string(r.stats.steps) + " (" + std::to_string(r.stats.rejected) + ") | |";
-    }
-    out += "\n| time [s] | |";
-    for (const AndrewsRun& r : runs) {
-        out += " " + format("%.3f", r.seconds) + " | |";
-    }
-    return out + "\n";
+    return out + steps_and_time_rows(runs);
 }
 
 } // namespace mdl::runtime::mechanics

@@ -1,22 +1,14 @@
 #include "reproduce/reproduce_car_axis.hpp"
 
-#include "runtime/run.hpp"
+#include "reproduce/test_set_run.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace mdl::runtime::mechanics {
 
 namespace {
-
-std::string format(const char* pattern, double value) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, pattern, value);
-    return buffer;
-}
 
 bool adaptive(Method method) {
     return method == Method::ida || method == Method::dopri5;
@@ -29,14 +21,7 @@ void require_car_axis(const Model& model) {
                                     "constraints 'perpendicular' and 'axle' of "
                                     "models/car_axis.mdl");
     }
-    for (Eigen::Index i = 0; i < 4; ++i) {
-        const auto& expected = car_axis_reference[static_cast<std::size_t>(i)].name;
-        if (model.position_name(i) != expected) {
-            throw std::invalid_argument("car axis: coordinate " + std::to_string(i + 1) + " is '" +
-                                        model.position_name(i) + "', expected '" +
-                                        std::string(expected) + "'");
-        }
-    }
+    require_position_names(model, "car axis", car_axis_reference, 4);
 }
 
 } // namespace
@@ -59,23 +44,14 @@ bool CarAxisRun::passes() const {
 
 CarAxisRun run_car_axis(const Model& model, const State& start, const CarAxisSetting& setting) {
     require_car_axis(model);
-    RunSettings settings;
-    settings.method = setting.method;
-    settings.stop_time = car_axis_end_time;
-    if (adaptive(setting.method)) {
-        settings.step = 0.0; // every accepted step, only the last one is kept
-        settings.adaptive.rtol = setting.rtol_or_step;
-        settings.adaptive.atol = setting.rtol_or_step;
-    } else {
-        settings.step = setting.rtol_or_step;
-    }
-    State state = start;
-    const auto begin = std::chrono::steady_clock::now();
+    const TestSetIntegration run = integrate_to(model, start, setting.method, car_axis_end_time,
+                                                setting.rtol_or_step, adaptive(setting.method));
     CarAxisRun out;
     out.setting = setting;
-    out.stats = run(model, state, settings, [](const State&) {});
-    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    out.method = std::string(info(setting.method).name);
+    out.stats = run.stats;
+    out.seconds = run.seconds;
+    out.method = run.method;
+    const State& state = run.end;
     for (Eigen::Index i = 0; i < 4; ++i) {
         out.values[static_cast<std::size_t>(i)] = state.q[i];
         out.values[static_cast<std::size_t>(i) + 4] = state.v[i];
@@ -92,7 +68,7 @@ CarAxisRun run_car_axis(const Model& model, const State& start, const CarAxisSet
 
 std::vector<CarAxisSetting> car_axis_settings() {
     std::vector<CarAxisSetting> settings;
-    if (info(Method::ida).summary.find("not available") == std::string_view::npos) {
+    if (ida_available()) {
         settings.push_back({Method::ida, 1e-12, 1e-8});
     }
     settings.push_back({Method::dopri5, 1e-12, 1e-8});
@@ -114,52 +90,44 @@ std::string car_axis_markdown(const std::vector<CarAxisRun>& runs) {
     std::string rule = "|---|---|";
     for (const CarAxisRun& r : runs) {
         out += " " + r.method + (adaptive(r.setting.method) ? " (rtol " : " (h ") +
-               format("%g", r.setting.rtol_or_step) + ") | error |";
+               printed("%g", r.setting.rtol_or_step) + ") | error |";
         rule += "---|---|";
     }
     out += "\n" + rule + "\n";
     for (std::size_t i = 0; i < car_axis_reference.size(); ++i) {
         out += "| " + std::string(car_axis_reference[i].name) + " | " +
-               format("%.16g", car_axis_reference[i].reference) + " |";
+               printed("%.16g", car_axis_reference[i].reference) + " |";
         for (const CarAxisRun& r : runs) {
-            out += " " + format("%.16g", r.values[i]) + " | " + format("%.2e", r.errors[i]) + " |";
+            out +=
+                " " + printed("%.16g", r.values[i]) + " | " + printed("%.2e", r.errors[i]) + " |";
         }
         out += "\n";
     }
     const char* multiplier_names[2] = {"lambda(perpendicular)", "lambda(axle)"};
     for (std::size_t i = 0; i < 2; ++i) {
         out += std::string("| ") + multiplier_names[i] + " | " +
-               format("%.16g", car_axis_reference_multipliers[i]) + " |";
+               printed("%.16g", car_axis_reference_multipliers[i]) + " |";
         for (const CarAxisRun& r : runs) {
-            out += " " + format("%.16g", r.multipliers[i]) + " | " +
-                   format("%.2e", std::abs(r.multipliers[i] - car_axis_reference_multipliers[i])) +
+            out += " " + printed("%.16g", r.multipliers[i]) + " | " +
+                   printed("%.2e", std::abs(r.multipliers[i] - car_axis_reference_multipliers[i])) +
                    " |";
         }
         out += "\n";
     }
     out += "| correct digits (scd) | |";
     for (const CarAxisRun& r : runs) {
-        out += " " + format("%.2f", r.correct_digits()) + " | |";
+        out += " " + printed("%.2f", r.correct_digits()) + " | |";
     }
     out += "\n| largest error (accepted) | |";
     for (const CarAxisRun& r : runs) {
-        out += " " + format("%.2e", r.largest_error()) + " | < " +
-               format("%g", r.setting.tolerance) + " |";
+        out += " " + printed("%.2e", r.largest_error()) + " | < " +
+               printed("%g", r.setting.tolerance) + " |";
     }
-    out += "\n| max abs g(t, q) | < " + format("%g", car_axis_constraint_limit) + " |";
+    out += "\n| max abs g(t, q) | < " + printed("%g", car_axis_constraint_limit) + " |";
     for (const CarAxisRun& r : runs) {
-        out += " " + format("%.2e", r.constraint_residual) + " | |";
+        out += " " + printed("%.2e", r.constraint_residual) + " | |";
     }
-    out += "\n| steps (rejected) | |";
-    for (const CarAxisRun& r : runs) {
-        out +=
-            " " + std::to_string(r.stats.steps) + " (" + std::to_string(r.stats.rejected) + ") | |";
-    }
-    out += "\n| time [s] | |";
-    for (const CarAxisRun& r : runs) {
-        out += " " + format("%.3f", r.seconds) + " | |";
-    }
-    return out + "\n";
+    return out + steps_and_time_rows(runs);
 }
 
 } // namespace mdl::runtime::mechanics
