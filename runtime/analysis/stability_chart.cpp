@@ -1,55 +1,17 @@
 #include "runtime/analysis/stability_chart.hpp"
+#include "runtime/worker_threads.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <cmath>
 #include <exception>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 
 namespace mdl::runtime::analysis {
 
 namespace {
-
-// Runs task(k) for k = 0 .. count-1 on `threads` threads, each taking the next k when done
-// with its last (the worker approach of `mdl sweep`'s threads). The first exception a task
-// throws is rethrown here once all threads have finished.
-template <typename Task>
-void run_concurrently(std::size_t count, std::size_t threads, const Task& task) {
-    std::atomic<std::size_t> next{0};
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    auto work = [&] {
-        for (std::size_t k = next++; k < count; k = next++) {
-            try {
-                task(k);
-            } catch (...) {
-                std::lock_guard lock(error_mutex);
-                if (!error) {
-                    error = std::current_exception();
-                }
-            }
-        }
-    };
-    threads = std::min(threads, count);
-    if (threads <= 1) {
-        work();
-    } else {
-        std::vector<std::thread> pool;
-        pool.reserve(threads);
-        for (std::size_t t = 0; t < threads; ++t) {
-            pool.emplace_back(work);
-        }
-        for (std::thread& t : pool) {
-            t.join();
-        }
-    }
-    if (error) {
-        std::rethrow_exception(error);
-    }
-}
 
 std::string number(double value) {
     char buffer[32];

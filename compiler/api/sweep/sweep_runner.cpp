@@ -5,22 +5,20 @@
 #include "mdl/write_failure.hpp"
 #include "runtime/numerical_failure.hpp"
 #include "runtime/output/csv_writer.hpp"
+#include "runtime/worker_threads.hpp"
 
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <numbers>
 #include <streambuf>
-#include <thread>
 
 namespace mdl {
 
@@ -541,43 +539,26 @@ void SweepProgress::done() {
 void run_on_threads(const SweepRunner& runner, std::size_t jobs, const NextRun& next,
                     const RunDone& done, SweepProgress& progress, const std::function<void()>& idle,
                     std::chrono::microseconds poll) {
-    std::mutex mutex;
-    std::condition_variable all_done;
-    std::size_t running = jobs;
-    std::vector<std::thread> threads;
-    threads.reserve(jobs);
-    for (std::size_t k = 0; k < jobs; ++k) {
-        threads.emplace_back([&, k] {
-            while (std::optional<std::size_t> index = next()) {
-                std::atomic<double>* fraction = progress.slot(k);
-                fraction->store(0.0);
-                RunOutcome outcome = runner.run(*index, fraction);
-                RunOutcome::Status status = outcome.status;
-                done(*index, std::move(outcome));
-                progress.finished(status);
-                fraction->store(0.0);
-            }
-            std::lock_guard lock(mutex);
-            if (--running == 0) {
-                all_done.notify_all();
-            }
-        });
-    }
-    {
-        std::unique_lock lock(mutex);
-        while (running > 0) {
-            lock.unlock();
+    const auto worker = [&](std::size_t k) {
+        while (std::optional<std::size_t> index = next()) {
+            std::atomic<double>* fraction = progress.slot(k);
+            fraction->store(0.0);
+            RunOutcome outcome = runner.run(*index, fraction);
+            RunOutcome::Status status = outcome.status;
+            done(*index, std::move(outcome));
+            progress.finished(status);
+            fraction->store(0.0);
+        }
+    };
+    runtime::run_workers(
+        jobs, worker,
+        [&] {
             if (idle) {
                 idle();
             }
             progress.draw();
-            lock.lock();
-            all_done.wait_for(lock, poll, [&] { return running == 0; });
-        }
-    }
-    for (auto& t : threads) {
-        t.join();
-    }
+        },
+        poll);
 }
 
 } // namespace mdl
