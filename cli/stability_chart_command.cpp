@@ -4,23 +4,22 @@
 // boundaries refined by bisection (mdl/stability_chart.hpp, docs/analysis.md): the grid's
 // verdicts as CSV, the boundary points as CSV (standard output when no file is named), and a
 // picture with the stable region shaded. Threads only (no MPI).
+#include "analysis_options.hpp"
 #include "commands.hpp"
 #include "exit_status.hpp"
 #include "interruption.hpp"
 #include "mdl/compiled_model.hpp"
 #include "mdl/stability_chart.hpp"
 #include "model_options.hpp"
+#include "output_file.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <numbers>
@@ -156,16 +155,6 @@ std::pair<std::size_t, std::size_t> parse_grid(const std::string& text) {
     return {count(text.substr(0, x)), count(text.substr(x + 1))};
 }
 
-void write_file(const std::string& path, const std::string& text) {
-    errno = 0;
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) {
-        throw WriteFailure(path, errno != 0 ? std::strerror(errno) : "the stream failed");
-    }
-}
-
 int chart(const ChartOptions& o) {
     catch_interruptions();
     const ParsedParameters parameters = parse_parameters(o.parameters);
@@ -226,15 +215,16 @@ int chart(const ChartOptions& o) {
     write_chart_grid_csv(grid, chart);
     write_chart_boundary_csv(boundary, chart);
     if (!o.csv.empty()) {
-        write_file(o.csv, grid.str());
+        write_output_file("--csv", o.csv, grid.str());
     }
     if (!o.boundary.empty()) {
-        write_file(o.boundary, boundary.str());
+        write_output_file("--boundary", o.boundary, boundary.str());
     }
     if (!o.plot.empty()) {
-        write_file(o.plot,
-                   stability_chart_svg(chart, o.title.empty() ? model.name() + ": " + chart.solution
-                                                              : o.title));
+        write_output_file("--plot", o.plot,
+                          stability_chart_svg(chart, o.title.empty()
+                                                         ? model.name() + ": " + chart.solution
+                                                         : o.title));
     }
     if (o.csv.empty() && o.boundary.empty() && o.plot.empty()) {
         std::cout << boundary.str();
@@ -325,18 +315,7 @@ std::function<int()> add_stability_chart_command(CLI::App& app) {
                   "Neither read nor write the code cache on disk (see mdl cache)");
     cmd->add_flag("-q,--quiet", o->quiet, "No summary line on stderr");
     return [o]() {
-        try {
-            return chart(*o);
-        } catch (const CompileError& e) {
-            std::cerr << e.what();
-            return exit_status::model_error;
-        } catch (const WriteFailure& e) {
-            std::cerr << fmt::format("mdl stability-chart: error: {}\n", e.what());
-            return exit_status::output_failed;
-        } catch (const std::invalid_argument& e) {
-            std::cerr << fmt::format("mdl stability-chart: error: {}\n", e.what());
-            return exit_status::bad_input;
-        }
+        return run_reporting("stability-chart", [o] { return chart(*o); });
     };
 }
 
