@@ -10,6 +10,7 @@
 #include "model_options.hpp"
 #include "output_file.hpp"
 #include "runtime/analysis/mode_shape_plot.hpp"
+#include "runtime/output/csv_writer.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -49,21 +50,10 @@ std::pair<std::string, double> parse_at(const std::string& text) {
     }
 }
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) {
-        return s;
-    }
-    std::string quoted = "\"";
-    for (const char c : s) {
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    }
-    return quoted + "\"";
-}
-
 std::string modes_csv(const ModesResult& r) {
     std::string out = "mode,omega,frequency_hz,damping_ratio";
     for (const std::string& c : r.coordinates) {
-        out += "," + csv_field(c);
+        out += "," + runtime::csv_field(c);
     }
     out += "\n";
     for (std::size_t k = 0; k < r.modes(); ++k) {

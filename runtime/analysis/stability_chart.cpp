@@ -1,4 +1,5 @@
 #include "runtime/analysis/stability_chart.hpp"
+#include "runtime/output/csv_writer.hpp"
 #include "runtime/worker_threads.hpp"
 
 #include <algorithm>
@@ -17,21 +18,6 @@ std::string number(double value) {
     char buffer[32];
     const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
     return std::string(buffer, result.ptr);
-}
-
-// RFC 4180: quote a field holding a separator, a quote or a line break.
-std::string field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) {
-        return text;
-    }
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"') {
-            quoted += '"';
-        }
-        quoted += c;
-    }
-    return quoted + "\"";
 }
 
 // A pair of neighbouring grid points with different verdicts, and its bisection.
@@ -249,23 +235,24 @@ StabilityChart stability_chart(const ChartAxis& x, const ChartAxis& y,
 }
 
 void write_grid_csv(std::ostream& out, const StabilityChart& chart) {
-    out << field(chart.x.name) << ',' << field(chart.y.name) << ",verdict,max_multiplier,message\n";
+    out << csv_field(chart.x.name) << ',' << csv_field(chart.y.name)
+        << ",verdict,max_multiplier,message\n";
     for (std::size_t i = 0; i < chart.x.points; ++i) {
         for (std::size_t j = 0; j < chart.y.points; ++j) {
             const Verdict& v = chart.at(i, j);
             out << number(chart.x.value(i)) << ',' << number(chart.y.value(j)) << ','
-                << to_string(v.kind) << ',' << number(v.max_multiplier) << ',' << field(v.message)
-                << '\n';
+                << to_string(v.kind) << ',' << number(v.max_multiplier) << ','
+                << csv_field(v.message) << '\n';
         }
     }
 }
 
 void write_boundary_csv(std::ostream& out, const StabilityChart& chart) {
-    out << field(chart.x.name) << ',' << field(chart.y.name)
+    out << csv_field(chart.x.name) << ',' << csv_field(chart.y.name)
         << ",along,i,j,width,converged,stable_side,stable_multiplier,unstable_multiplier\n";
     for (const BoundaryPoint& p : chart.boundary) {
         out << number(p.x) << ',' << number(p.y) << ','
-            << field(p.along_x ? chart.x.name : chart.y.name) << ',' << p.i << ',' << p.j << ','
+            << csv_field(p.along_x ? chart.x.name : chart.y.name) << ',' << p.i << ',' << p.j << ','
             << number(p.width) << ',' << (p.converged ? 1 : 0) << ','
             << (p.stable_first ==
                         ((p.along_x ? chart.x : chart.y).lo < (p.along_x ? chart.x : chart.y).hi)

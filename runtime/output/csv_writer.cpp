@@ -7,9 +7,6 @@
 
 namespace mdl::runtime {
 
-namespace {
-
-// RFC 4180: quote a field holding a separator, a quote or a line break.
 std::string csv_field(const std::string& text) {
     if (text.find_first_of(",\"\r\n") == std::string::npos) {
         return text;
@@ -23,8 +20,6 @@ std::string csv_field(const std::string& text) {
     }
     return quoted + "\"";
 }
-
-} // namespace
 
 OutputError::OutputError(int error_number, std::size_t complete_bytes)
     : std::runtime_error(error_number != 0 ? std::generic_category().message(error_number)
@@ -52,8 +47,7 @@ CsvWriter::CsvWriter(std::ostream& out, const Model& model, CsvOptions options)
     write_header();
 }
 
-CsvWriter::CsvWriter(std::ostream& out, const std::vector<std::string>& columns,
-                     bool event_column)
+CsvWriter::CsvWriter(std::ostream& out, const std::vector<std::string>& columns, bool event_column)
     : out_(&out), columns_(columns), events_(event_column) {
     if (events_) {
         columns_.push_back("event");

@@ -22,6 +22,11 @@
 
 namespace mdl::runtime {
 
+// A CSV field as RFC 4180 writes it: quoted when it holds a separator, a quote or a line
+// break, a quote inside doubled. Every CSV mdl writes (trajectories, sweeps' summaries, mode
+// and chart tables) names its columns and events with it.
+std::string csv_field(const std::string& text);
+
 // A write to the output failed (disk full, file size limit, ...). what() is the system's
 // reason ("No space left on device"); the caller, who knows the file's name, says where.
 // complete_bytes: the output's length up to the last whole line; the system may have taken

@@ -67,21 +67,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// RFC 4180: quote a field holding a separator, a quote or a line break.
-std::string csv_field(const std::string& text) {
-    if (text.find_first_of(",\"\r\n") == std::string::npos) {
-        return text;
-    }
-    std::string quoted = "\"";
-    for (char c : text) {
-        if (c == '"') {
-            quoted += '"';
-        }
-        quoted += c;
-    }
-    return quoted + "\"";
-}
-
 // The stream the CSV writer writes to: passes the text on to the trajectory file (if any) and
 // feeds each complete row, parsed back (the CSV's numbers read back exactly), to the metrics.
 class RowScanner : public std::streambuf {
@@ -235,7 +220,7 @@ std::string SweepRunner::header() const {
     columns.push_back("message");
     std::string line;
     for (const auto& c : columns) {
-        line += (line.empty() ? "" : ",") + csv_field(c);
+        line += (line.empty() ? "" : ",") + runtime::csv_field(c);
     }
     return line;
 }
@@ -257,7 +242,7 @@ std::string SweepRunner::events_header() const {
     }
     std::string line;
     for (const auto& c : columns) {
-        line += (line.empty() ? "" : ",") + csv_field(c);
+        line += (line.empty() ? "" : ",") + runtime::csv_field(c);
     }
     return line;
 }
@@ -342,7 +327,7 @@ RunOutcome SweepRunner::run(std::size_t index, std::atomic<double>* fraction) co
                     return;
                 }
                 std::string line =
-                    prefix + "," + csv_field(std::string(r.event)) + "," + number(r.t);
+                    prefix + "," + runtime::csv_field(std::string(r.event)) + "," + number(r.t);
                 if (period > 0.0) {
                     const double cycle = std::floor(r.t / period);
                     const double phase = 2.0 * std::numbers::pi * (r.t / period - cycle);
@@ -481,7 +466,7 @@ std::string SweepRunner::row(std::size_t index, const RunOutcome& outcome, const
     if (trajectories_) {
         row += "," + (started ? file_name(index) : std::string());
     }
-    row += "," + csv_field(outcome.message);
+    row += "," + runtime::csv_field(outcome.message);
     return row;
 }
 

@@ -138,3 +138,11 @@ TEST_CASE("a CSV file written up to a numerical failure stays valid") {
     }
     std::filesystem::remove(path);
 }
+
+TEST_CASE("csv_field quotes as RFC 4180 does") {
+    CHECK(mdl::runtime::csv_field("der(q)") == "der(q)");
+    CHECK(mdl::runtime::csv_field("a,b") == "\"a,b\"");
+    CHECK(mdl::runtime::csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+    CHECK(mdl::runtime::csv_field("two\nlines") == "\"two\nlines\"");
+    CHECK(mdl::runtime::csv_field("cr\r") == "\"cr\r\"");
+}
