@@ -92,16 +92,13 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     ms::StiffHmmOptions options = stiff_hmm_options(o, compiled, r, omega_source);
     options.estimate_error = true;
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
-    // the micro steps per period are refined when neither the flag nor the annotation fixes
-    // them: the fast force's errors they make are filtered out (Sanz-Serna, Ariel & Tsai's
-    // remark on the micro-integrations' accuracy), but not the error of the fast oscillation's
-    // frequency and amplitude, which the averaged force of a nonlinear coupling depends on
-    const Accuracy accuracy = multiscale_accuracy(
-        o, compiled,
-        !fixed_setting(compiled, o.micro_steps_per_period.has_value(), "micro_steps_per_period"),
-        adaptive ? !tolerances_fixed(o, compiled)
-                 : !fixed_setting(compiled, o.step.has_value(), "step") &&
-                       options.reproject_every == 0.0);
+    // the micro steps are not refined: the fast force's errors they make are filtered out
+    // (Sanz-Serna, Ariel & Tsai, the remark on the micro-integrations' accuracy)
+    const Accuracy accuracy =
+        multiscale_accuracy(o, compiled, false,
+                            adaptive ? !tolerances_fixed(o, compiled)
+                                     : !fixed_setting(compiled, o.step.has_value(), "step") &&
+                                           options.reproject_every == 0.0);
     const double span = options.t_end - r.start;
     const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::StiffHmmStats&,
                             std::string& notes) {

@@ -215,3 +215,60 @@ TEST_CASE("hmm-shake and hmm-rattle: the control refines the SHAKE micro steps",
         }
     }
 }
+
+// The window control: hmm with the exponential kernel on the Kapitza pendulum at omega = 1e8,
+// where the paper's 40-period window leaves 0.04 of the fast force unfiltered (Calvo &
+// Sanz-Serna, SIAM J. Sci. Comput. 32 (2010), Table 2.2). The reference is the averaged
+// equation Q'' = (g/l) sin Q - vmax^2/(2 l^2) sin Q cos Q (the O(1/omega) terms are 1e-7 here),
+// by RK4 written here; HMM's output is the averaged position.
+TEST_CASE("hmm with the exponential kernel: the control widens the window", "[error_estimate]") {
+    const mdl::CompiledModel model = mdl::compile(R"(
+model Kapitza "inverted pendulum with a vertically vibrating pivot"
+  parameter Real l = 0.2;
+  parameter Real g = 9.8;
+  parameter Real vmax = 4;
+  parameter Real omega = 1e8;
+  vibration a(theta = omega*time) = vmax*omega*cos(theta);
+  coordinate q(start = 0.5, vstart = 0);
+equation
+  der(der(q)) = (g + a)/l*sin(q);
+end Kapitza;
+)",
+                                                  "kapitza_1e8.mdl");
+    const auto rate = [](double, const std::array<double, 2>& y) {
+        return std::array<double, 2>{y[1], g / l * std::sin(y[0]) - vmax * vmax / (2.0 * l * l) *
+                                                                        std::sin(y[0]) *
+                                                                        std::cos(y[0])};
+    };
+    const double reference =
+        mdl::test::classical_rk4(rate, std::array<double, 2>{0.5, 0.0}, 1e-4, 10000)[0];
+    mdl::SimulationSettings s;
+    s.method = "hmm";
+    s.filter = "exp";
+    s.stop = 1.0;
+    SECTION("the window left free: widened, the tolerance met") {
+        const mdl::SimulationResult r = mdl::simulate(model, s);
+        REQUIRE(r.statistics.error_estimate);
+        const mdl::ErrorEstimate& e = *r.statistics.error_estimate;
+        const double error = std::abs(r.positions[r.rows() - 1] - reference);
+        INFO(r.statistics.summary << "\ntrue error " << error);
+        CHECK(e.met());
+        CHECK(r.statistics.summary.find("window 40 -> 80 periods") != std::string::npos);
+        CHECK(error <= e.tolerance);
+    }
+    SECTION("the paper's window fixed, the steps fine: the residual is off, and it says so") {
+        s.window = 40.0;
+        s.step = 1.0 / 320;
+        s.micro_steps_per_period = 400;
+        const mdl::SimulationResult r = mdl::simulate(model, s);
+        REQUIRE(r.statistics.error_estimate);
+        const mdl::ErrorEstimate& e = *r.statistics.error_estimate;
+        const double error = std::abs(r.positions[r.rows() - 1] - reference);
+        INFO(r.statistics.summary << "\ntrue error " << error);
+        CHECK(error > e.tolerance);
+        CHECK(error <= 3.0 * e.total);
+        CHECK_FALSE(e.met());
+        CHECK(e.dominant == "averaging");
+        CHECK(e.remedy.find("--window") != std::string::npos);
+    }
+}
