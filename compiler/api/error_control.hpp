@@ -117,7 +117,7 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
                     const std::string& method, double stop, Run run, Refine refine,
                     ErrorEstimate& estimate, std::string& notes) {
     const runtime::State initial = state;
-    if (!accuracy.micro_free && !accuracy.macro_free) {
+    if (!accuracy.micro_free && !accuracy.macro_free && !accuracy.window_free) {
         EstimateRecorder<Observer> stream;
         stream.forward = &observer;
         auto stats = run(state, stream);
