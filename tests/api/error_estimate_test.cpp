@@ -246,6 +246,7 @@ end Kapitza;
     s.method = "hmm";
     s.filter = "exp";
     s.stop = 1.0;
+    s.rtol = 2e-3; // a tolerance of 1e-3
     SECTION("the window left free: widened, the tolerance met") {
         const mdl::SimulationResult r = mdl::simulate(model, s);
         REQUIRE(r.statistics.error_estimate);
