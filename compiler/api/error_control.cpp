@@ -65,7 +65,8 @@ std::string remedy_for(const ErrorEstimate& e, const std::string& method) {
                  "differencing error of the field (use --order 4); or loosen --rtol and --atol"
                : "the fast and slow scales are not separated enough for this tolerance (the "
                  "averaged motion differs from the true one by about this much): loosen --rtol "
-                 "and --atol, or integrate directly (dopri5, rattle)";
+                 "and --atol, or integrate directly (dopri5, rattle); with --filter exp, a wider "
+                 "--window (or leaving it to the tolerance) reduces the filter's residual";
 }
 
 void fail_tolerance(const std::string& method, double t, const ErrorEstimate& e,

@@ -29,6 +29,7 @@ struct Accuracy {
     double rtol = 1e-3, atol = 1e-6; // the defaults of the multiscale methods
     bool micro_free = false;         // micro steps per period left to the defaults
     bool macro_free = false;         // macro step (or the dopri5 macro's tolerances) likewise
+    bool window_free = false;        // the filter's window (HMM's exponential kernel) likewise
     bool all_free() const { return micro_free && macro_free; }
 };
 
@@ -94,6 +95,13 @@ struct EstimateRecorder {
 
 enum class ErrorPart { micro, macro, averaging };
 
+// The window control (its own step of controlled_run): when the window is free and the
+// averaging part dominates, the caller's refine(averaging) may widen the window, if the
+// filter's residual is what makes the averaging part.
+inline bool widen_window_first(const Accuracy& accuracy, const ErrorEstimate& e, bool runs_left) {
+    return accuracy.window_free && runs_left && e.averaging >= std::max(e.micro, e.macro);
+}
+
 inline ErrorPart dominant_part(const ErrorEstimate& e) {
     return e.dominant == "micro"   ? ErrorPart::micro
            : e.dominant == "macro" ? ErrorPart::macro
@@ -109,7 +117,7 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
                     const std::string& method, double stop, Run run, Refine refine,
                     ErrorEstimate& estimate, std::string& notes) {
     const runtime::State initial = state;
-    if (!accuracy.micro_free && !accuracy.macro_free) {
+    if (!accuracy.micro_free && !accuracy.macro_free && !accuracy.window_free) {
         EstimateRecorder<Observer> stream;
         stream.forward = &observer;
         auto stats = run(state, stream);
@@ -140,6 +148,11 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
             fail_tolerance(method, stop, estimate,
                            "it did not decrease when the settings were refined (" + notes +
                                "): the method does not converge on this model");
+        }
+        if (widen_window_first(accuracy, estimate, runs < max_runs) &&
+            refine(ErrorPart::averaging, estimate, stats, notes)) {
+            previous = estimate.total;
+            continue; // a wider window for the filter's residual in the averaging part
         }
         // what no refinement reduces: the averaging part and the parts of fixed settings; above
         // the tolerance on its own, no refinement can meet it

@@ -58,6 +58,44 @@ runtime::multiscale::HmmOptions hmm_options(const SimulationSettings& o,
     return options;
 }
 
+namespace {
+
+// The filter's share of the averaging part: the acceleration the filter leaves unfiltered at
+// the averaged initial state (HmmForceEstimator::averaging_error), carried over `span` in free
+// motion as the run's estimate carries it.
+double filter_share(const runtime::Model& model, const runtime::multiscale::HmmOptions& options,
+                    const runtime::State& initial, double span) {
+    runtime::multiscale::HmmForceEstimator probe(model, options);
+    runtime::Vector X = initial.q, V = initial.v;
+    probe.averaged_state(initial.t, initial.q, initial.v, X, V);
+    double displacement = 0.0, unfiltered = 0.0;
+    probe.averaging_error(initial.t, X, V, displacement, unfiltered);
+    return 0.5 * unfiltered * span * span;
+}
+
+// The window control: doubles the exponential kernel's window (up to 640 periods) while the
+// filter's residual is more than a quarter of the tolerance; false when it is not (the simple
+// and spline filters remove the harmonics to round-off) or the window is at its limit.
+bool widen_window(const runtime::Model& model, runtime::multiscale::HmmOptions& options,
+                  const runtime::State& initial, double span, const ErrorEstimate& e,
+                  std::string& notes) {
+    namespace ms = runtime::multiscale;
+    if (options.filter != ms::FilterKind::exponential) {
+        return false;
+    }
+    const double share = filter_share(model, options, initial, span);
+    const double window = options.window_periods > 0.0 ? options.window_periods : 40.0;
+    if (!(share > e.tolerance / 4.0) || window >= 640.0) {
+        return false;
+    }
+    add_note(notes, fmt::format("window {:g} -> {:g} periods (filter residual {:.2g})", window,
+                                2.0 * window, share));
+    options.window_periods = 2.0 * window;
+    return true;
+}
+
+} // namespace
+
 SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& compiled,
                              const runtime::Model& model, const std::string& method,
                              const Output& output) {
@@ -67,22 +105,32 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
     ms::HmmOptions options = hmm_options(o, compiled, method, r);
     options.estimate_error = true;
     // The micro step follows a fixed H by default (the paper's h = (2 pi/omega) H/T_macro), so
-    // a fixed H fixes it too. SHAKE's micro-forces carry the Newton tolerance of the
-    // constraints times omega^2 as noise, which the comparison with h/2 measures at fine micro
-    // steps: hmm-shake and hmm-rattle report their micro part but do not refine it.
+    // a fixed H fixes it too.
     const bool macro_free = !fixed_setting(compiled, o.step.has_value(), "step");
-    const Accuracy accuracy = multiscale_accuracy(
+    Accuracy accuracy = multiscale_accuracy(
         o, compiled,
-        method == "hmm" && macro_free &&
+        macro_free &&
             !fixed_setting(compiled, o.micro_steps_per_period.has_value(),
                            "micro_steps_per_period") &&
             !fixed_setting(compiled, o.macro_time.has_value(), "macro_time_scale"),
         macro_free);
+    accuracy.window_free = !fixed_setting(compiled, o.window.has_value(), "window");
+    if (options.macro != ms::HmmMacro::verlet && accuracy.micro_free) {
+        // SHAKE's micro-forces carry the constraints' Newton residual divided by h^2: to
+        // round-off, or the comparison with h/2 measures it as a micro error at fine steps
+        options.solver.polish_iterations = 1;
+    }
     const double span = options.t_end - r.start;
     // micro: more micro steps per period (velocity Verlet and SHAKE: order 2); macro: a smaller
     // H dividing the interval, the micro step kept
+    runtime::State initial;
     const auto refine = [&](ErrorPart part, const ErrorEstimate& e, const ms::HmmStats& st,
                             std::string& notes) {
+        if (part == ErrorPart::averaging && accuracy.window_free &&
+            widen_window(model, options, initial, span, e, notes)) {
+            options.micro_steps_per_period = st.micro_steps_per_period;
+            return true;
+        }
         if (part == ErrorPart::micro && accuracy.micro_free) {
             return refine_micro_steps(st.micro_steps_per_period, options.micro_steps_per_period, e,
                                       2, notes);
@@ -103,6 +151,7 @@ SimulationStatistics run_hmm(const SimulationSettings& o, const CompiledModel& c
                                       return controlled_run(
                                           state, observer, accuracy, method, options.t_end,
                                           [&](runtime::State& s, auto& recorder) {
+                                              initial = s;
                                               return ms::run_hmm(model, s, options, recorder);
                                           },
                                           refine, estimate, notes);

@@ -99,7 +99,8 @@ NumericalFailure multipliers_not_converged(const Model& model, std::string_view 
 // SparsePositionConstraintNewton (sparse D): x = x_free + D lambda until max_i |g_i(x)| <=
 // constraint_tolerance. `correct(x, g)` solves the Newton system at x for the correction of
 // lambda and returns a pointer to it, or null when the Newton matrix is singular. Returns the
-// number of updates.
+// number of updates. Once converged, options.polish_iterations more updates (the x of the
+// last one; its residual was within the tolerance before it).
 template <class Directions, class Correct>
 int position_multiplier_newton(const Model& model, const Vector& x_free, const Directions& D,
                                const SolverOptions& options, double t, double h,
@@ -107,22 +108,33 @@ int position_multiplier_newton(const Model& model, const Vector& x_free, const D
                                Correct&& correct) {
     double residual = 0.0;
     Eigen::Index worst = 0;
+    int polished = 0;
     for (int iteration = 0;; ++iteration) {
         x = x_free;
         x.noalias() += D * lambda;
         model.constraint(t, x, g); // t: the time the positions x belong to
         worst = largest_entry(g, residual);
         if (residual <= options.constraint_tolerance) {
-            return iteration;
+            if (polished == options.polish_iterations || residual == 0.0) {
+                return iteration;
+            }
+            ++polished; // one more update (SolverOptions::polish_iterations)
         }
         if (!std::isfinite(residual)) {
             throw multiplier_residual_not_finite(model, method, t, worst, h);
         }
+        const bool converged = residual <= options.constraint_tolerance; // polishing
         if (iteration == options.max_iterations) {
+            if (converged) {
+                return iteration;
+            }
             break;
         }
         const Vector* dlambda =
             correct(static_cast<const Vector&>(x), static_cast<const Vector&>(g));
+        if (dlambda == nullptr && converged) {
+            return iteration;
+        }
         if (dlambda == nullptr) {
             throw multiplier_matrix_singular(model, method, t, worst, iteration, residual, h);
         }

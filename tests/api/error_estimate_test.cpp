@@ -166,3 +166,110 @@ TEST_CASE("hmm on the double pendulum with M(q): no run is accepted off by more 
         }
     }
 }
+
+// hmm-shake and hmm-rattle (SHAKE micro steps) on the rod pendulum at t = 1: the default micro
+// step (80 a period, the paper's h = (2 pi/omega) H/T_macro) misses the averaged force by
+// enough to put the end position 1.6e-3 off, eight times a tolerance of rtol 3e-3 on the rod's
+// 0.2. Left free, the control raises the micro steps (then H) until the run meets it; fixed,
+// the run keeps them, misses the tolerance and says so. The reference is the RK4 solution of
+// the angle's equation above, in Cartesian positions.
+TEST_CASE("hmm-shake and hmm-rattle: the control refines the SHAKE micro steps",
+          "[error_estimate]") {
+    const mdl::CompiledModel model = mdl::compile(rod_pendulum, "rod_pendulum.mdl");
+    const double angle = pendulum_angle(1.0);
+    const double x = l * std::sin(angle), y = l * std::cos(angle);
+    const auto position_error = [&](const mdl::SimulationResult& r) {
+        const std::size_t last = r.rows() - 1;
+        return std::max(std::abs(r.positions[last * 2] - x),
+                        std::abs(r.positions[last * 2 + 1] - y));
+    };
+    for (const char* method : {"hmm-shake", "hmm-rattle"}) {
+        mdl::SimulationSettings s;
+        s.method = method;
+        s.stop = 1.0;
+        s.rtol = 3e-3;
+        SECTION(std::string(method) + ", default settings: refined, the tolerance met") {
+            const mdl::SimulationResult r = mdl::simulate(model, s);
+            REQUIRE(r.statistics.error_estimate);
+            const mdl::ErrorEstimate& e = *r.statistics.error_estimate;
+            const double error = position_error(r);
+            INFO(r.statistics.summary << "\ntrue error " << error);
+            CHECK(e.met());
+            CHECK(e.runs > 1);
+            CHECK(r.statistics.summary.find("micro steps per period 80 -> ") != std::string::npos);
+            CHECK(error <= e.tolerance);
+            CHECK(error <= 3.0 * e.total);
+        }
+        SECTION(std::string(method) + ", the default micro steps fixed: off, and it says so") {
+            s.micro_steps_per_period = 80;
+            const mdl::SimulationResult r = mdl::simulate(model, s);
+            REQUIRE(r.statistics.error_estimate);
+            const mdl::ErrorEstimate& e = *r.statistics.error_estimate;
+            const double error = position_error(r);
+            INFO(r.statistics.summary << "\ntrue error " << error);
+            CHECK(error > e.tolerance);
+            CHECK(error <= 3.0 * e.total);
+            CHECK_FALSE(e.met()); // kept, with a warning (the CLI prints it)
+            CHECK(e.micro > e.tolerance / 4.0);
+            CHECK_FALSE(e.remedy.empty());
+        }
+    }
+}
+
+// The window control: hmm with the exponential kernel on the Kapitza pendulum at omega = 1e8,
+// where the paper's 40-period window leaves 0.04 of the fast force unfiltered (Calvo &
+// Sanz-Serna, SIAM J. Sci. Comput. 32 (2010), Table 2.2). The reference is the averaged
+// equation Q'' = (g/l) sin Q - vmax^2/(2 l^2) sin Q cos Q (the O(1/omega) terms are 1e-7 here),
+// by RK4 written here; HMM's output is the averaged position.
+TEST_CASE("hmm with the exponential kernel: the control widens the window", "[error_estimate]") {
+    const mdl::CompiledModel model = mdl::compile(R"(
+model Kapitza "inverted pendulum with a vertically vibrating pivot"
+  parameter Real l = 0.2;
+  parameter Real g = 9.8;
+  parameter Real vmax = 4;
+  parameter Real omega = 1e8;
+  vibration a(theta = omega*time) = vmax*omega*cos(theta);
+  coordinate q(start = 0.5, vstart = 0);
+equation
+  der(der(q)) = (g + a)/l*sin(q);
+end Kapitza;
+)",
+                                                  "kapitza_1e8.mdl");
+    const auto rate = [](double, const std::array<double, 2>& y) {
+        return std::array<double, 2>{y[1], g / l * std::sin(y[0]) - vmax * vmax / (2.0 * l * l) *
+                                                                        std::sin(y[0]) *
+                                                                        std::cos(y[0])};
+    };
+    const double reference =
+        mdl::test::classical_rk4(rate, std::array<double, 2>{0.5, 0.0}, 1e-4, 10000)[0];
+    mdl::SimulationSettings s;
+    s.method = "hmm";
+    s.filter = "exp";
+    s.stop = 1.0;
+    s.rtol = 2e-3; // a tolerance of 1e-3
+    SECTION("the window left free: widened, the tolerance met") {
+        const mdl::SimulationResult r = mdl::simulate(model, s);
+        REQUIRE(r.statistics.error_estimate);
+        const mdl::ErrorEstimate& e = *r.statistics.error_estimate;
+        const double error = std::abs(r.positions[r.rows() - 1] - reference);
+        INFO(r.statistics.summary << "\ntrue error " << error);
+        CHECK(e.met());
+        CHECK(r.statistics.summary.find("window 40 -> 80 periods") != std::string::npos);
+        CHECK(error <= e.tolerance);
+    }
+    SECTION("the paper's window fixed, the steps fine: the residual is off, and it says so") {
+        s.window = 40.0;
+        s.step = 1.0 / 320;
+        s.micro_steps_per_period = 400;
+        const mdl::SimulationResult r = mdl::simulate(model, s);
+        REQUIRE(r.statistics.error_estimate);
+        const mdl::ErrorEstimate& e = *r.statistics.error_estimate;
+        const double error = std::abs(r.positions[r.rows() - 1] - reference);
+        INFO(r.statistics.summary << "\ntrue error " << error);
+        CHECK(error > e.tolerance);
+        CHECK(error <= 3.0 * e.total);
+        CHECK_FALSE(e.met());
+        CHECK(e.dominant == "averaging");
+        CHECK(e.remedy.find("--window") != std::string::npos);
+    }
+}
