@@ -74,6 +74,13 @@ struct Shifted {
 } // namespace
 
 void EventTracker::rates(const State& s, Vector& r) const {
+    if (model_->has_event_rates()) {
+        // compiled: grad_q g . v + g_t, exact whatever M(q) and the constraints
+        r.resize(static_cast<Eigen::Index>(events_.size()));
+        model_->phases(s.t, theta_);
+        model_->event_rates(s.t, s.q, s.v, s.x, theta_, r);
+        return;
+    }
     Vector a, xdot;
     acceleration(s, a, xdot);
     const double d = rate_delta * std::max(1.0, std::abs(s.t));

@@ -134,8 +134,9 @@ private:
     double indicator(const State& s, std::size_t k) const;
     // dg_k/dq_p at s by a central difference (s is restored).
     double indicator_slope(State& s, std::size_t k, Eigen::Index p) const;
-    // The time derivatives of every g_k along the motion from s (central differences of the
-    // indicators along the motion's Taylor expansion: dg/dt = grad g . (v, a, x') + dg/dt).
+    // The time derivatives of every g_k along the motion from s: the compiled event_rate
+    // kernel (grad_q g . v + g_t) when the model has it, else central differences of the
+    // indicators along the motion's Taylor expansion (dg/dt = grad g . (v, a, x') + dg/dt).
     void rates(const State& s, Vector& r) const;
     double rate(const State& s, std::size_t k) const;
     // The second time derivative of g_k along the free motion from s.
