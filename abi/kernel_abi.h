@@ -115,6 +115,12 @@ typedef struct mdl_kernels {
      * Null when g does not depend on time (scleronomic: g_t = 0). The constraint kernels of
      * a rheonomic model read t and theta, which must be the phases at t. */
     mdl_kernel constraint_rate; /* out[m]: g_t */
+
+    /* Appended for event location (docs/events.md): the time derivative of the event
+     * indicators along the motion, grad_q g . v + g_t (the phases moving at their rates).
+     * Null when the model has no events or an indicator depends on v or x (its rate would
+     * need the accelerations). */
+    mdl_kernel event_rate; /* out[e]: dg/dt */
 } mdl_kernels;
 
 #ifdef __cplusplus

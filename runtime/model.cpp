@@ -239,6 +239,15 @@ void Model::event_indicators(double t, const Vector& q, const Vector& v, const V
     kernels_.event_indicator(&a, g.data());
 }
 
+void Model::event_rates(double t, const Vector& q, const Vector& v, const Vector& x,
+                        const Vector& theta, Vector& r) const {
+    if (kernels_.n_events == 0 || kernels_.event_rate == nullptr) {
+        return;
+    }
+    const mdl_kernel_args a = args(t, q, v, x, theta);
+    kernels_.event_rate(&a, r.data());
+}
+
 void Model::event_reinits(double t, const Vector& q, const Vector& v, const Vector& x,
                           const Vector& theta, Vector& values) const {
     if (kernels_.n_reinits == 0) {

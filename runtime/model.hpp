@@ -129,6 +129,11 @@ public:
                           const Vector& theta, Vector& g) const; // e
     void event_reinits(double t, const Vector& q, const Vector& v, const Vector& x,
                        const Vector& theta, Vector& values) const; // n_reinits
+    // dg/dt of the indicators along the motion (grad_q g . v + g_t), compiled; only when
+    // has_event_rates() (the indicators depend on t, q and the phases only).
+    bool has_event_rates() const { return kernels_.event_rate != nullptr; }
+    void event_rates(double t, const Vector& q, const Vector& v, const Vector& x,
+                     const Vector& theta, Vector& r) const; // e
 
     // A state of the right sizes at time t, everything zero.
     State zero_state(double t = 0.0) const;

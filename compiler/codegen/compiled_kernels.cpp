@@ -83,6 +83,8 @@ mdl_kernel* slot_of(mdl_kernels& table, symbolic::Kernel k) {
         return &table.event_reinit;
     case Kernel::constraint_rate:
         return &table.constraint_rate;
+    case Kernel::event_rate:
+        return &table.event_rate;
     }
     return nullptr;
 }

@@ -69,6 +69,7 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
         llvm::StructType::create(context, {u32, u32, u32, ptr, ptr}, "struct.mdl_sparsity");
     fields.insert(fields.end(), 4, sparsity_type);
     fields.push_back(ptr); // constraint_rate
+    fields.push_back(ptr); // event_rate
     llvm::StructType* type = llvm::StructType::create(context, fields, "struct.mdl_kernels");
 
     const symbolic::SystemSizes& sizes = system.sizes();
@@ -149,6 +150,7 @@ void define_table(llvm::Module& module, const symbolic::System& system, const st
              array(pattern.row_start, "row_start"), array(pattern.column, "column")}));
     }
     values.push_back(kernel(K::constraint_rate));
+    values.push_back(kernel(K::event_rate));
     new llvm::GlobalVariable(module, type, /*isConstant=*/true, llvm::GlobalValue::ExternalLinkage,
                              llvm::ConstantStruct::get(type, values), prefix + "_kernels");
 }

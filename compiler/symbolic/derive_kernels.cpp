@@ -45,6 +45,26 @@ std::vector<ExprId> along_velocity(ExprPool& pool, std::span<const ExprId> roots
     return out;
 }
 
+// dg/dt of the event indicators along the motion, grad_q g . v + g_t (the phases moving at
+// their rates), when they depend on t, q, the phases and parameters only; none otherwise (an
+// indicator of v or x would need the accelerations: the runtime differentiates numerically).
+std::vector<ExprId> indicator_rates(System& system) {
+    ExprPool& pool = system.pool();
+    const std::vector<ExprId> g = system.outputs(Kernel::event_indicator);
+    if (g.empty() || depends_on(pool, g, VarKind::velocity) ||
+        depends_on(pool, g, VarKind::state)) {
+        return {};
+    }
+    const std::vector<ExprId> along = along_velocity(pool, g, system.sizes().positions);
+    const std::vector<ExprId> in_time =
+        time_derivative(pool, g, system.outputs(Kernel::phase_rate));
+    std::vector<ExprId> out(g.size());
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        out[i] = pool.add(along[i], in_time[i]);
+    }
+    return out;
+}
+
 } // namespace
 
 void derive_kernels(System& system) {
@@ -142,6 +162,7 @@ void derive_kernels(System& system) {
     system.set_sparse(Kernel::constraint_jacobian, std::move(jac.pattern), std::move(jac.values));
     system.outputs(Kernel::curvature) = std::move(curvature);
     system.outputs(Kernel::constraint_rate) = std::move(rate);
+    system.outputs(Kernel::event_rate) = indicator_rates(system);
     system.set_sparse(Kernel::force_dq, std::move(f_dq.pattern), std::move(f_dq.values));
     system.set_sparse(Kernel::force_dv, std::move(f_dv.pattern), std::move(f_dv.values));
     system.velocity_dependent = depends_on(pool, f, VarKind::velocity);

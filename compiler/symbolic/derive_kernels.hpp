@@ -14,6 +14,8 @@ namespace mdl::symbolic {
 //                        the curvature is (d/dq (G v + g_t)) v + d/dt (G v + g_t), with the
 //                        mixed and second time derivatives. Otherwise it has no outputs
 //                        and the curvature is exactly the scleronomic formula above.
+//   event_rate           dg/dt = grad_q g . v + g_t of the event indicators, when they
+//                        depend on t, q and the phases only (else no outputs)
 //   force_dq, force_dv   d f_i / d q_j, d f_i / d v_j
 //   phase_rate           d theta_i / d t, when not given
 // and sets velocity_dependent (f mentions v) and time_dependent (f mentions t; phases are

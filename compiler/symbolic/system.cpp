@@ -28,6 +28,7 @@ constexpr std::array<std::string_view, kernel_count> kernel_names{
     "event_indicator",
     "event_reinit",
     "constraint_rate",
+    "event_rate",
 };
 
 std::string_view kind_description(VarKind kind) {
@@ -219,6 +220,8 @@ std::size_t System::expected_outputs(Kernel k) const {
         return sizes_.reinits;
     case Kernel::constraint_rate:
         return outputs(k).empty() ? 0 : m;
+    case Kernel::event_rate:
+        return outputs(k).empty() ? 0 : sizes_.events;
     }
     return 0;
 }
@@ -330,6 +333,8 @@ void System::validate() const {
           "a vibration phase may depend on time and parameters only");
     check(Kernel::event_indicator, {}, "");
     check(Kernel::event_reinit, {}, "");
+    check(Kernel::event_rate, {time, position, velocity, phase, parameter},
+          "the indicators' rate follows from indicators of t, q and the phases only");
     check(Kernel::phase_rate, {parameter},
           "a vibration phase must be linear in time, theta = omega*t + c, with omega(p)");
 }
@@ -422,6 +427,7 @@ std::string print_system(const System& system) {
             case Kernel::event_indicator:
             case Kernel::event_reinit:
             case Kernel::constraint_rate:
+            case Kernel::event_rate:
                 label = stem + "[" + std::to_string(i) + "]";
                 break;
             }

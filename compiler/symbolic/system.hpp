@@ -45,8 +45,11 @@ enum class Kernel : std::uint8_t {
     event_reinit,        // out[j]:   the new values of every reinit, in source order
     constraint_rate,     // out[m or 0]: g_t = dg/dt at fixed q (through t and the phases);
                          //           no outputs when g does not depend on time (scleronomic)
+    event_rate,          // out[e or 0]: dg/dt of the event indicators along the motion,
+                         //           grad_q g . v + g_t; no outputs when the model has no
+                         //           events or an indicator depends on v or x
 };
-inline constexpr std::size_t kernel_count = 15;
+inline constexpr std::size_t kernel_count = 16;
 inline constexpr std::array<Kernel, kernel_count> all_kernels{
     Kernel::mass,
     Kernel::force,
@@ -63,6 +66,7 @@ inline constexpr std::array<Kernel, kernel_count> all_kernels{
     Kernel::event_indicator,
     Kernel::event_reinit,
     Kernel::constraint_rate,
+    Kernel::event_rate,
 };
 std::string_view kernel_name(Kernel k);
 

@@ -118,9 +118,13 @@ IntegrationStats integrate_fixed_events(Stepper& stepper, State& state, double t
         const double target = k == steps ? t_end : t0 + static_cast<double>(k) * step;
         while (state.t < target) {
             begin = state;
+            // near a graze the tracker may ask for a shorter step: the rest of the way to
+            // the grid point follows in further steps
+            const double limit = tracker.step_limit(target - state.t);
+            const double reach = limit < target - state.t ? state.t + limit : target;
             try {
-                stepper.step(state, target - state.t);
-                state.t = target;
+                stepper.step(state, reach - state.t);
+                state.t = reach;
                 hermite.fit(begin, state);
             } catch (const NumericalFailure& failure) {
                 throw failure.in_method(stepper.name());
@@ -129,7 +133,7 @@ IntegrationStats integrate_fixed_events(Stepper& stepper, State& state, double t
             ++stats.steps;
             auto outcome = tracker.step(state, at);
             if (!outcome) {
-                break;
+                continue;
             }
             state = outcome->after;
             if (detail::report(observer, *outcome, stats)) {
@@ -196,7 +200,8 @@ IntegrationStats integrate_adaptive_events(Dopri5<Force>& stepper, State& state,
     double h = tracker.holding() ? 1e-3 * (t_end - t0) : stepper.initial_step(state, t_end);
     const std::size_t max_steps = stepper.options().max_steps;
     while (state.t < t_end) {
-        double attempt = h;
+        // near a graze the tracker may ask for a shorter step (graze_step_limit.hpp)
+        double attempt = tracker.step_limit(h);
         const double remaining = t_end - state.t;
         bool last = false;
         if (1.01 * std::abs(attempt) >= remaining) {

@@ -1,5 +1,6 @@
 #include "runtime/events/event_tracker.hpp"
 
+#include "runtime/events/graze_step_limit.hpp"
 #include "runtime/events/turning_point.hpp"
 #include "runtime/numerical_failure.hpp"
 
@@ -29,7 +30,8 @@ EventTracker::EventTracker(const Model& model, std::string_view method, EventOpt
       rearm_after_(events_.size(), -std::numeric_limits<double>::infinity()),
       holds_(events_.size()), offset_(events_.size(), 0.0),
       g_begin_(Vector::Zero(static_cast<Eigen::Index>(events_.size()))), g_end_(g_begin_),
-      r_begin_(g_begin_), r_end_(g_begin_), work_(model.zero_state()), g_work_(g_begin_),
+      r_begin_(g_begin_), r_end_(g_begin_), curvature_(g_begin_),
+      error_constant_(events_.size(), 0.0), work_(model.zero_state()), g_work_(g_begin_),
       theta_(Vector::Zero(model.vibrations())),
       reinit_values_(Vector::Zero(static_cast<Eigen::Index>(model.kernels().n_reinits))) {
     counts_.fired.assign(events_.size(), 0);
@@ -72,6 +74,13 @@ struct Shifted {
 } // namespace
 
 void EventTracker::rates(const State& s, Vector& r) const {
+    if (model_->has_event_rates()) {
+        // compiled: grad_q g . v + g_t, exact whatever M(q) and the constraints
+        r.resize(static_cast<Eigen::Index>(events_.size()));
+        model_->phases(s.t, theta_);
+        model_->event_rates(s.t, s.q, s.v, s.x, theta_, r);
+        return;
+    }
     Vector a, xdot;
     acceleration(s, a, xdot);
     const double d = rate_delta * std::max(1.0, std::abs(s.t));
@@ -398,6 +407,7 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
         }
     }
     if (crossed.empty()) {
+        measure_step(end.t, at);
         next_step(end);
         return std::nullopt;
     }
@@ -436,6 +446,43 @@ std::optional<EventOutcome> EventTracker::step(State& end, const Interpolant& at
         rearm_after_[k] = t_limit; // seen negative before its crossing: not a new approach
     }
     return fire(fired, simultaneous, before);
+}
+
+void EventTracker::measure_step(double tb, const Interpolant& at) {
+    const double h = tb - t_begin_;
+    if (!options_.limit_graze_steps || !(h > 0.0) || events_.empty()) {
+        return;
+    }
+    curvature_ = (r_end_ - r_begin_) / h;
+    std::fill(error_constant_.begin(), error_constant_.end(), 0.0);
+    Vector inside(g_begin_.size());
+    for (const double s : {0.25, 0.5, 0.75}) {
+        at(t_begin_ + s * h, work_);
+        project(work_);
+        indicators(work_, inside);
+        for (std::size_t k = 0; k < events_.size(); ++k) {
+            const auto i = static_cast<Eigen::Index>(k);
+            error_constant_[k] = std::max(
+                error_constant_[k], hermite_error_constant(g_begin_[i], r_begin_[i], g_end_[i],
+                                                           r_end_[i], h, s, inside[i]));
+        }
+    }
+}
+
+double EventTracker::step_limit(double proposed) const {
+    if (!options_.limit_graze_steps) {
+        return proposed;
+    }
+    double h = proposed;
+    for (std::size_t k = 0; k < events_.size(); ++k) {
+        const auto i = static_cast<Eigen::Index>(k);
+        if (!armed_[k] || holds_[k].active) {
+            continue;
+        }
+        const GrazePrediction p{g_begin_[i], r_begin_[i], curvature_[i], error_constant_[k]};
+        h = std::min(h, graze_step_limit(p, proposed));
+    }
+    return h;
 }
 
 EventOutcome EventTracker::fire(const std::vector<std::size_t>& fired,

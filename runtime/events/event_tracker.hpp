@@ -46,6 +46,9 @@ struct EventOptions {
     // constraints): a sign change within the time tolerance of an event, the state moving
     // away, is that error, not a new crossing (nor Zeno behaviour).
     bool restart_moves_positions = false;
+    // Limit the next step where an indicator is near zero with a small rate, so that the
+    // interpolation error of the step cannot hide a graze (graze_step_limit.hpp, step_limit).
+    bool limit_graze_steps = true;
 };
 
 // Counts per event, for the run summary.
@@ -93,6 +96,10 @@ public:
     // step is discarded); else nullopt, after projecting `end` onto a held contact.
     std::optional<EventOutcome> step(State& end, const Interpolant& at);
 
+    // The longest next step from the last accepted state, not above `proposed`, whose
+    // interpolation error cannot hide a graze of an armed event (graze_step_limit.hpp).
+    double step_limit(double proposed) const;
+
     // A state observed inside an accepted step (dense output) onto the held contacts.
     void project(State& s) const;
 
@@ -127,8 +134,9 @@ private:
     double indicator(const State& s, std::size_t k) const;
     // dg_k/dq_p at s by a central difference (s is restored).
     double indicator_slope(State& s, std::size_t k, Eigen::Index p) const;
-    // The time derivatives of every g_k along the motion from s (central differences of the
-    // indicators along the motion's Taylor expansion: dg/dt = grad g . (v, a, x') + dg/dt).
+    // The time derivatives of every g_k along the motion from s: the compiled event_rate
+    // kernel (grad_q g . v + g_t) when the model has it, else central differences of the
+    // indicators along the motion's Taylor expansion (dg/dt = grad g . (v, a, x') + dg/dt).
     void rates(const State& s, Vector& r) const;
     double rate(const State& s, std::size_t k) const;
     // The second time derivative of g_k along the free motion from s.
@@ -164,6 +172,9 @@ private:
     void begin_step(const State& s);
     void next_step(const State& end);
     void rearm(double t);
+    // The step's interpolation error constants and the indicators' second derivatives at its
+    // end, for step_limit (before next_step).
+    void measure_step(double tb, const Interpolant& at);
 
     const Model* model_;
     bool started_ = false;
@@ -183,6 +194,8 @@ private:
     MotionAcceleration acceleration_;
     Vector g_begin_, g_end_, r_begin_, r_end_; // indicators and their rates at the step's ends
     double t_begin_ = 0.0;
+    Vector curvature_;                   // g'' at the last step's end, from its rates
+    std::vector<double> error_constant_; // the last step's K of the cubic of g and g'
     mutable State work_;
     mutable Vector g_work_, theta_, reinit_values_;
     EventCounts counts_;

@@ -125,6 +125,8 @@ inline mdl_kernel kernel_of(const mdl_kernels& table, symbolic::Kernel k) {
         return table.event_reinit;
     case Kernel::constraint_rate:
         return table.constraint_rate;
+    case Kernel::event_rate:
+        return table.event_rate;
     }
     return nullptr;
 }
