@@ -666,10 +666,10 @@ void HmmIntegrator::start(State& s) {
         double displacement = 0.0, unfiltered = 0.0;
         estimator_.averaging_error(s.t, s.q, s.v, displacement, unfiltered);
         error_.add_position(ErrorAccumulator::averaging, displacement);
+        error_.set_rates(ErrorAccumulator::averaging, 0.0, unfiltered);
+        displacement_ = displacement;
         if (linearized_) {
             averaging_rate_.set_rate(unfiltered);
-        } else {
-            error_.set_rates(ErrorAccumulator::averaging, 0.0, unfiltered);
         }
         X1_ = s.q;
         history_ = 1;
@@ -762,11 +762,10 @@ void HmmIntegrator::estimate(double t, const Vector& X, const Vector& V) {
     // the same force with h/2: velocity Verlet (and SHAKE) micro-steps are of order 2
     fine_->estimate(t, X, V, F_fine_);
     const double error = (F_ - F_fine_).cwiseAbs().maxCoeff() * richardson_factor(2);
+    error_.set_rates(ErrorAccumulator::micro, 0.0, error);
     if (linearized_) {
         slow_jacobians(t, X, V);
         micro_rate_.set_rate(error);
-    } else {
-        error_.set_rates(ErrorAccumulator::micro, 0.0, error);
     }
 }
 
@@ -845,8 +844,14 @@ ErrorParts HmmIntegrator::error() const {
         return {};
     }
     ErrorParts parts = error_.parts();
-    parts.micro += micro_rate_.position();
-    parts.averaging += averaging_rate_.position();
+    if (linearized_) {
+        // the smaller of the two propagations: the linearized one where the averaged motion
+        // keeps errors bounded; free motion where the linearized one, which adds the groups
+        // and their worst directions in absolute value, is the larger (unstable motions:
+        // there neither is safe, docs/methods.md)
+        parts.micro = std::min(parts.micro, micro_rate_.position());
+        parts.averaging = std::min(parts.averaging, displacement_ + averaging_rate_.position());
+    }
     parts.micro_steps = (fine_ ? fine_->micro_steps() : 0) +
                         (jacobian_estimator_ ? jacobian_estimator_->micro_steps() : 0);
     parts.force_evaluations = (fine_ ? fine_->force_evaluations() : 0) +

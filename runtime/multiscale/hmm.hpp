@@ -229,13 +229,15 @@ private:
     std::size_t history_ = 0;
     bool sample_due_ = false;
     // The Verlet macro (no constraints) propagates the micro part's and the filter's
-    // acceleration errors through the linearized averaged motion (linearized_error.hpp), its
-    // Jacobians from a third estimator at the micro samples; SHAKE and RATTLE as in free motion.
+    // acceleration errors through the linearized averaged motion too (linearized_error.hpp),
+    // its Jacobians from a third estimator at the micro samples, and reports the smaller of
+    // that and free motion; SHAKE and RATTLE in free motion only.
     bool linearized_ = false;
     std::unique_ptr<HmmForceEstimator> jacobian_estimator_;
     LinearizedErrorPropagation micro_rate_, averaging_rate_;
     Matrix J_, C_;
     Vector F_shifted_, shifted_;
+    double displacement_ = 0.0; // the averaging part's position error at the start
 };
 
 // Runs HMM from state.t to options.t_end; the observer (e.g. CsvWriter) sees the macro state
