@@ -108,6 +108,18 @@ inline ErrorPart dominant_part(const ErrorEstimate& e) {
                                    : ErrorPart::averaging;
 }
 
+inline double part_of(const ErrorEstimate& e, ErrorPart part) {
+    return part == ErrorPart::micro ? e.micro : part == ErrorPart::macro ? e.macro : e.averaging;
+}
+
+// Whether the last refinement failed: the part it aimed at (`previous` before it) fell by
+// less than 10 %. Judged on that part, not the total: a micro part refined first leaves the
+// total dominated by the macro part, whose refinement comes next.
+inline bool refinement_stalled(const ErrorEstimate& e, const std::optional<ErrorPart>& part,
+                               double previous) {
+    return part && part_of(e, *part) >= 0.9 * previous;
+}
+
 // Runs `run(state, recorder)` (returning the method's stats, whose `error` holds the parts)
 // and, while the estimate exceeds the tolerance and `refine(part, estimate, stats, notes)`
 // changes the setting of the larger free part, again from the initial state. `estimate`
@@ -127,6 +139,7 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
     }
     constexpr std::size_t max_runs = 5;
     double previous = std::numeric_limits<double>::infinity();
+    std::optional<ErrorPart> refined_part; // the part the last refinement aimed at
     for (std::size_t runs = 1;; ++runs) {
         EstimateRecorder<Observer> recorder;
         state = initial;
@@ -141,10 +154,11 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         if (estimate.met()) {
             return accept();
         }
-        if (estimate.total >= 0.9 * previous && !accuracy.all_free()) {
+        const bool stalled = refinement_stalled(estimate, refined_part, previous);
+        if (stalled && !accuracy.all_free()) {
             return accept(); // refining did not help: kept, with the caller's warning
         }
-        if (estimate.total >= 0.9 * previous) {
+        if (stalled) {
             fail_tolerance(method, stop, estimate,
                            "it did not decrease when the settings were refined (" + notes +
                                "): the method does not converge on this model");
@@ -164,9 +178,9 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         const bool micro =
             micro_first ||
             (accuracy.micro_free && (!accuracy.macro_free || estimate.micro >= estimate.macro));
-        const bool refined =
-            (micro_first || kept <= estimate.tolerance) && runs < max_runs &&
-            refine(micro ? ErrorPart::micro : ErrorPart::macro, estimate, stats, notes);
+        const ErrorPart part = micro ? ErrorPart::micro : ErrorPart::macro;
+        const bool refined = (micro_first || kept <= estimate.tolerance) && runs < max_runs &&
+                             refine(part, estimate, stats, notes);
         if (!refined) {
             if (accuracy.all_free() && estimate.averaging > estimate.tolerance) {
                 estimate.dominant = "averaging"; // what no setting reduces
@@ -187,7 +201,8 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
             }
             return accept(); // the caller warns: settings were fixed
         }
-        previous = estimate.total;
+        previous = part_of(estimate, part);
+        refined_part = part;
     }
 }
 

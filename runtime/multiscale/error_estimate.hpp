@@ -15,7 +15,9 @@
 // dq per unit time, an acceleration error da adds a velocity error da per unit time, which
 // moves the positions in turn. This is exact for a free particle, pessimistic for motions about
 // a stable equilibrium (where such errors stay bounded) and optimistic where the motion
-// amplifies errors exponentially; docs/methods.md says when to trust it.
+// amplifies errors exponentially; docs/methods.md says when to trust it. HMM's Verlet macro
+// also carries its acceleration errors through the linearized averaged motion
+// (linearized_error.hpp) and reports the smaller of the two.
 #pragma once
 
 #include <cstddef>

@@ -655,10 +655,22 @@ void HmmIntegrator::start(State& s) {
         F_fine_ = F_;
         error_ = ErrorAccumulator{};
         history_ = 0;
+        linearized_ = options_.macro == HmmMacro::verlet;
+        if (linearized_) {
+            HmmOptions same = options_;
+            same.estimate_error = false;
+            jacobian_estimator_ = std::make_unique<HmmForceEstimator>(*model_, same);
+        }
+        micro_rate_ = LinearizedErrorPropagation(model_->positions());
+        averaging_rate_ = LinearizedErrorPropagation(model_->positions());
         double displacement = 0.0, unfiltered = 0.0;
         estimator_.averaging_error(s.t, s.q, s.v, displacement, unfiltered);
         error_.add_position(ErrorAccumulator::averaging, displacement);
         error_.set_rates(ErrorAccumulator::averaging, 0.0, unfiltered);
+        displacement_ = displacement;
+        if (linearized_) {
+            averaging_rate_.set_rate(unfiltered);
+        }
         X1_ = s.q;
         history_ = 1;
     }
@@ -751,6 +763,34 @@ void HmmIntegrator::estimate(double t, const Vector& X, const Vector& V) {
     fine_->estimate(t, X, V, F_fine_);
     const double error = (F_ - F_fine_).cwiseAbs().maxCoeff() * richardson_factor(2);
     error_.set_rates(ErrorAccumulator::micro, 0.0, error);
+    if (linearized_) {
+        slow_jacobians(t, X, V);
+        micro_rate_.set_rate(error);
+    }
+}
+
+void HmmIntegrator::slow_jacobians(double t, const Vector& X, const Vector& V) {
+    const Eigen::Index n = X.size();
+    J_.resize(n, n);
+    C_.resize(model_->velocity_dependent() ? n : 0, model_->velocity_dependent() ? n : 0);
+    // steps of 1e-5 of the motion's scale: well above the averaged force's rounding noise
+    // (the fast force is O(omega) times larger than its average), well below its nonlinearity
+    const double dx = 1e-5 * std::max(1.0, X.cwiseAbs().maxCoeff());
+    const double dv = 1e-5 * std::max(1.0, V.cwiseAbs().maxCoeff());
+    for (Eigen::Index j = 0; j < n; ++j) {
+        shifted_ = X;
+        shifted_[j] += dx;
+        jacobian_estimator_->estimate(t, shifted_, V, F_shifted_);
+        J_.col(j) = (F_shifted_ - F_) / dx;
+        if (C_.size() > 0) {
+            shifted_ = V;
+            shifted_[j] += dv;
+            jacobian_estimator_->estimate(t, X, shifted_, F_shifted_);
+            C_.col(j) = (F_shifted_ - F_) / dv;
+        }
+    }
+    micro_rate_.set_jacobians(J_, C_);
+    averaging_rate_.set_jacobians(J_, C_);
 }
 
 // After the step to s: every part propagated over H; the macro part by the local error of the
@@ -759,6 +799,8 @@ void HmmIntegrator::estimate(double t, const Vector& X, const Vector& V) {
 // local error in the positions, O(H^3)); the first two steps take the first such value.
 void HmmIntegrator::account_step(const State& s) {
     error_.advance(H_);
+    micro_rate_.advance(H_);
+    averaging_rate_.advance(H_);
     X4_.swap(X3_);
     X3_.swap(X2_);
     X2_.swap(X1_);
@@ -802,9 +844,19 @@ ErrorParts HmmIntegrator::error() const {
         return {};
     }
     ErrorParts parts = error_.parts();
-    parts.micro_steps = fine_ ? fine_->micro_steps() : 0;
-    parts.force_evaluations =
-        (fine_ ? fine_->force_evaluations() : 0) + estimator_.estimate_evaluations();
+    if (linearized_) {
+        // the smaller of the two propagations: the linearized one where the averaged motion
+        // keeps errors bounded; free motion where the linearized one, which adds the groups
+        // and their worst directions in absolute value, is the larger (unstable motions:
+        // there neither is safe, docs/methods.md)
+        parts.micro = std::min(parts.micro, micro_rate_.position());
+        parts.averaging = std::min(parts.averaging, displacement_ + averaging_rate_.position());
+    }
+    parts.micro_steps = (fine_ ? fine_->micro_steps() : 0) +
+                        (jacobian_estimator_ ? jacobian_estimator_->micro_steps() : 0);
+    parts.force_evaluations = (fine_ ? fine_->force_evaluations() : 0) +
+                              (jacobian_estimator_ ? jacobian_estimator_->force_evaluations() : 0) +
+                              estimator_.estimate_evaluations();
     return parts;
 }
 

@@ -40,6 +40,7 @@
 #include "runtime/model.hpp"
 #include "runtime/multiscale/error_estimate.hpp"
 #include "runtime/multiscale/filters.hpp"
+#include "runtime/multiscale/linearized_error.hpp"
 #include "runtime/state.hpp"
 
 #include <cstddef>
@@ -206,6 +207,9 @@ private:
     // F at (t, X, V) into F_, and the micro error sample when one is due
     void estimate(double t, const Vector& X, const Vector& V);
     void account_step(const State& s); // the error estimate after a macro step
+    // J = dA/dX, C = dA/dV of the averaged acceleration at (t, X, V) by forward differences
+    // of the averaged force, handed to the linearized propagation of the rate errors
+    void slow_jacobians(double t, const Vector& X, const Vector& V);
 
     const Model* model_;
     HmmOptions options_;
@@ -224,6 +228,16 @@ private:
     Vector F_fine_, X1_, X2_, X3_, X4_;
     std::size_t history_ = 0;
     bool sample_due_ = false;
+    // The Verlet macro (no constraints) propagates the micro part's and the filter's
+    // acceleration errors through the linearized averaged motion too (linearized_error.hpp),
+    // its Jacobians from a third estimator at the micro samples, and reports the smaller of
+    // that and free motion; SHAKE and RATTLE in free motion only.
+    bool linearized_ = false;
+    std::unique_ptr<HmmForceEstimator> jacobian_estimator_;
+    LinearizedErrorPropagation micro_rate_, averaging_rate_;
+    Matrix J_, C_;
+    Vector F_shifted_, shifted_;
+    double displacement_ = 0.0; // the averaging part's position error at the start
 };
 
 // Runs HMM from state.t to options.t_end; the observer (e.g. CsvWriter) sees the macro state
