@@ -19,17 +19,15 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The shared library is built from mdl_api's own sources and links what mdl_api links, so a
-# file or library added to compiler/api joins both. The stage libraries are linked into it,
-# hence position-independent code.
-get_target_property(mdl_api_sources mdl_api SOURCES)
+# The shared library is linked from the objects of mdl_compile and mdl_api (compiled once, for
+# both: compiler/api/CMakeLists.txt) and links what they link, so a file or library added to
+# compiler/api joins both. The stage libraries are linked into it, hence position-independent
+# code.
 get_target_property(mdl_api_dir mdl_api SOURCE_DIR)
 get_target_property(mdl_api_libraries mdl_api LINK_LIBRARIES)
-set(mdl_shared_sources "")
-foreach(source ${mdl_api_sources})
-  cmake_path(ABSOLUTE_PATH source BASE_DIRECTORY ${mdl_api_dir})
-  list(APPEND mdl_shared_sources ${source})
-endforeach()
+get_target_property(mdl_compile_libraries mdl_compile LINK_LIBRARIES)
+list(REMOVE_ITEM mdl_api_libraries mdl_compile)
+set(mdl_shared_sources $<TARGET_OBJECTS:mdl_compile> $<TARGET_OBJECTS:mdl_api>)
 set_target_properties(mdl_source mdl_parse mdl_flatten mdl_check mdl_symbolic mdl_codegen
                       mdl_runtime mdl_multiscale mdl_analysis
                       PROPERTIES POSITION_INDEPENDENT_CODE ON)
@@ -46,17 +44,14 @@ target_link_options(mdl_shared PRIVATE "LINKER:--as-needed")
 target_include_directories(mdl_shared PUBLIC
   "$<BUILD_INTERFACE:${mdl_api_dir}/include;${PROJECT_SOURCE_DIR};${PROJECT_SOURCE_DIR}/compiler>"
   "$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mdl>")
-target_include_directories(mdl_shared PRIVATE ${CMAKE_BINARY_DIR}/compiler/api) # generated
 target_compile_features(mdl_shared PUBLIC cxx_std_20) # compiled_model.hpp uses std::span
-target_link_libraries(mdl_shared PRIVATE ${mdl_api_libraries})
-get_target_property(mdl_api_definitions mdl_api COMPILE_DEFINITIONS)
-target_compile_definitions(mdl_shared PRIVATE ${mdl_api_definitions})
+target_link_libraries(mdl_shared PRIVATE ${mdl_compile_libraries} ${mdl_api_libraries})
 add_dependencies(mdl_shared mdl_fmi) # export links FMUs with it
 # Exported: the API's functions and classes. Not exported: the static stage libraries'
-# symbols and the inline functions of the headers compiled_model.cpp includes. Every
+# symbols and the inline functions of the headers compiled_model.cpp includes (its objects are
+# compiled with -fvisibility-inlines-hidden). Every
 # undefined symbol must be resolved by the libraries named here (sanitizer runtimes excepted:
 # clang leaves them to the executable).
-target_compile_options(mdl_shared PRIVATE -fvisibility-inlines-hidden)
 target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL"
                     "LINKER:--version-script=${CMAKE_CURRENT_LIST_DIR}/libmdl.map")
 set_property(TARGET mdl_shared APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/libmdl.map)
