@@ -165,7 +165,8 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         }
         if (widen_window_first(accuracy, estimate, runs < max_runs) &&
             refine(ErrorPart::averaging, estimate, stats, notes)) {
-            previous = estimate.total;
+            previous = estimate.averaging; // judged on the part it refined, as below
+            refined_part = ErrorPart::averaging;
             continue; // a wider window for the filter's residual in the averaging part
         }
         // what no refinement reduces: the averaging part and the parts of fixed settings; above
