@@ -49,9 +49,8 @@ target_link_libraries(mdl_shared PRIVATE ${mdl_compile_libraries} ${mdl_api_libr
 add_dependencies(mdl_shared mdl_fmi) # export links FMUs with it
 # Exported: the API's functions and classes. Not exported: the static stage libraries'
 # symbols and the inline functions of the headers compiled_model.cpp includes (its objects are
-# compiled with -fvisibility-inlines-hidden). Every
-# undefined symbol must be resolved by the libraries named here (sanitizer runtimes excepted:
-# clang leaves them to the executable).
+# compiled with -fvisibility-inlines-hidden). Every undefined symbol must be resolved by the
+# libraries named here (sanitizer runtimes excepted: clang leaves them to the executable).
 target_link_options(mdl_shared PRIVATE "LINKER:--exclude-libs,ALL"
                     "LINKER:--version-script=${CMAKE_CURRENT_LIST_DIR}/libmdl.map")
 set_property(TARGET mdl_shared APPEND PROPERTY LINK_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/libmdl.map)
