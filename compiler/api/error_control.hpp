@@ -96,10 +96,13 @@ struct EstimateRecorder {
 enum class ErrorPart { micro, macro, averaging };
 
 // The window control (its own step of controlled_run): when the window is free and the
-// averaging part dominates, the caller's refine(averaging) may widen the window, if the
+// averaging part dominates, or blocks the other refinements (`kept`, what they cannot reduce,
+// exceeds the tolerance), the caller's refine(averaging) may widen the window, if the
 // filter's residual is what makes the averaging part.
-inline bool widen_window_first(const Accuracy& accuracy, const ErrorEstimate& e, bool runs_left) {
-    return accuracy.window_free && runs_left && e.averaging >= std::max(e.micro, e.macro);
+inline bool widen_window_first(const Accuracy& accuracy, const ErrorEstimate& e, double kept,
+                               bool runs_left) {
+    return accuracy.window_free && runs_left &&
+           (e.averaging >= std::max(e.micro, e.macro) || kept > e.tolerance);
 }
 
 inline ErrorPart dominant_part(const ErrorEstimate& e) {
@@ -163,16 +166,16 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
                            "it did not decrease when the settings were refined (" + notes +
                                "): the method does not converge on this model");
         }
-        if (widen_window_first(accuracy, estimate, runs < max_runs) &&
+        // what the step refinements do not reduce: the averaging part and the parts of fixed
+        // settings; above the tolerance on its own, only a wider window may still meet it
+        const double kept = estimate.averaging + (accuracy.micro_free ? 0.0 : estimate.micro) +
+                            (accuracy.macro_free ? 0.0 : estimate.macro);
+        if (widen_window_first(accuracy, estimate, kept, runs < max_runs) &&
             refine(ErrorPart::averaging, estimate, stats, notes)) {
             previous = estimate.averaging; // judged on the part it refined, as below
             refined_part = ErrorPart::averaging;
             continue; // a wider window for the filter's residual in the averaging part
         }
-        // what no refinement reduces: the averaging part and the parts of fixed settings; above
-        // the tolerance on its own, no refinement can meet it
-        const double kept = estimate.averaging + (accuracy.micro_free ? 0.0 : estimate.micro) +
-                            (accuracy.macro_free ? 0.0 : estimate.macro);
         // the larger of the free parts; an unresolved micro part first, whatever the rest
         // (the other parts are measured with the micro steps and may shrink with them)
         const bool micro_first = accuracy.micro_free && estimate.micro > estimate.tolerance / 4.0;

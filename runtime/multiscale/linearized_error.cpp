@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mdl::runtime::multiscale {
 
@@ -72,8 +73,13 @@ void LinearizedErrorPropagation::advance(double dt) {
         return;
     }
     // sub-steps of at most 0.25/sqrt(|J| + |C|^2): RK4 resolves the slow oscillation or growth
+    const double growth = dt * std::sqrt(norm_);
+    if (unbounded_ || !(growth <= max_growth)) {
+        unbounded_ = true; // e^1000 and more: nothing to propagate (position() is infinite)
+        return;
+    }
     const std::size_t substeps =
-        std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(dt * std::sqrt(norm_) / 0.25)));
+        std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(growth / 0.25)));
     const double h = dt / static_cast<double>(substeps);
     for (std::size_t k = 0; k < substeps; ++k) {
         if (rate_ > 0.0) {
@@ -86,6 +92,9 @@ void LinearizedErrorPropagation::advance(double dt) {
 }
 
 double LinearizedErrorPropagation::position() const {
+    if (unbounded_) {
+        return std::numeric_limits<double>::infinity();
+    }
     // a group's response in the worst direction: the largest row sum of |P|
     const auto worst = [&](const auto& P) {
         return P.cwiseAbs().rowwise().sum().maxCoeff();

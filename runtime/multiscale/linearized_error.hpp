@@ -36,7 +36,9 @@ public:
     // Propagates every group over dt (RK4 sub-steps resolving the slow frequencies).
     void advance(double dt);
     // The position error so far: the sum over the groups of their size times the max-norm of
-    // their position response.
+    // their position response; infinite once a step's slow flow grew faster than the
+    // propagation resolves (dt sqrt(|J| + |C|^2) above max_growth: an amplification beyond
+    // e^max_growth, where the linearization says nothing).
     double position() const;
     std::size_t groups() const { return rates_.size() + (rate_ > 0.0 ? 1 : 0); }
 
@@ -57,6 +59,8 @@ private:
     // Groups beyond this many: a new rate enlarges the active group's size instead (held at the
     // largest rate sampled, as a held rate is an assumption anyway) so the cost stays bounded.
     static constexpr std::size_t max_groups = 64;
+    static constexpr double max_growth = 1000.0;
+    bool unbounded_ = false;
 };
 
 } // namespace mdl::runtime::multiscale
