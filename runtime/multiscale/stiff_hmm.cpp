@@ -8,6 +8,7 @@
 #include "runtime/multiscale/micro_verlet.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <optional>
 #include <stdexcept>
@@ -264,6 +265,7 @@ struct StiffHmmIntegrator::Impl {
             error = ErrorAccumulator{};
             doubling = Rk4DoublingError{};
             sampled = 0;
+            samples = 0;
             F_coarse = Vector::Zero(s.q.size());
             F_fine = F_coarse;
             // the fast oscillation's amplitude: what the projection removed from the given state
@@ -367,7 +369,69 @@ struct StiffHmmIntegrator::Impl {
         const double bias =
             F_half.size() == 0 ? 0.0 : (F_coarse - F_half).cwiseAbs().maxCoeff() * (4.0 / 3.0);
         error.set_rates(ErrorAccumulator::averaging, 0.0, bias);
+        if (options.macro == StiffMacro::rk4 && samples++ % 4 == 0) {
+            require_macro_resolution(); // every fourth sample: 4 more averaged forces
+        }
     }
+
+    // The rk4 macro step against the averaged force's stiffest direction. The kernel leaves a
+    // fraction of the stiff springs' force in the average (for the exponential kernel over 20
+    // periods about 1e-9), a stiffness rho of order omega^2 times that fraction: at omega = 1e7
+    // with H = 1/32 it makes H sqrt(rho) = 11, and rk4 amplifies it without bound while the
+    // estimate, relative to the growing positions, stays small. rho is the spectral radius of
+    // dF/dQ from a few power iterations of directional differences (Gelfand's |J^k u|^(1/k));
+    // H sqrt(rho) above 2 (rk4's stability boundary for an oscillation is 2.83) stops the run.
+    // The velocity dependence of that residual is of order omega times the fraction and is
+    // left out (H omega 1e-9 is far below 1 for any omega the micro step can resolve).
+    void require_macro_resolution() {
+        const Eigen::Index n = y.q.size();
+        if (n == 0) {
+            return;
+        }
+        constexpr int iterations = 4;
+        Vector u(n), shifted(n);
+        for (Eigen::Index i = 0; i < n; ++i) { // a fixed start with no special direction
+            u[i] = (i % 2 == 0 ? 1.0 : -1.0) * (1.0 + 0.37 * static_cast<double>(i % 7));
+        }
+        u.normalize();
+        const double dx = 1.5e-8 * std::max(1.0, y.q.cwiseAbs().maxCoeff());
+        double log_growth = 0.0;
+        for (int k = 0; k < iterations; ++k) {
+            shifted = y.q + dx * u;
+            shadow->estimate(y.t, shifted, y.v, F_half);
+            u = (F_half - F_coarse) / dx;
+            const double growth = u.norm();
+            if (!(growth > 0.0) || !std::isfinite(growth)) {
+                return; // no position dependence (or none measurable): nothing to resolve
+            }
+            log_growth += std::log(growth);
+            u /= growth;
+        }
+        const double rho = std::exp(log_growth / iterations);
+        const double resolution = options.macro_step * std::sqrt(rho);
+        const auto short_number = [](double x) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.3g", x);
+            return std::string(text);
+        };
+        if (resolution > max_macro_resolution) {
+            throw NumericalFailure(
+                FailureKind::unfiltered_fast_force, method_name, y.t,
+                "fast scale omega = " + format_number(estimator.omega()),
+                "the averaged force varies at a rate sqrt(rho) = " + short_number(std::sqrt(rho)) +
+                    " 1/s in its stiffest direction, and the macro step H = " +
+                    format_number(options.macro_step) + " gives H sqrt(rho) = " +
+                    short_number(resolution) + " > " + format_number(max_macro_resolution) +
+                    ": rk4 does not follow it. The kernel over " +
+                    format_number(options.window_periods) +
+                    " fast periods leaves part of the stiff springs' force, a stiffness that "
+                    "grows as omega^2; use a longer window (--window " +
+                    format_number(2.0 * options.window_periods) +
+                    " or more) or a smaller "
+                    "macro step (--step)");
+        }
+    }
+    static constexpr double max_macro_resolution = 2.0;
 
     // After an rk4 step of H: the parts propagated; the step's local error from the last
     // doubling (as strobo's).
@@ -513,6 +577,7 @@ struct StiffHmmIntegrator::Impl {
     Vector F_coarse, F_fine, F_half;
     Rk4DoublingError doubling;
     std::size_t sampled = 0;
+    std::size_t samples = 0; // micro samples so far (the rk4 resolution check: every fourth)
 };
 
 StiffHmmIntegrator::StiffHmmIntegrator(const Model& model, const StiffHmmOptions& options)
