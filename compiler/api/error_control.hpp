@@ -123,14 +123,29 @@ inline bool refinement_stalled(const ErrorEstimate& e, const std::optional<Error
     return part && part_of(e, *part) >= 0.9 * previous;
 }
 
+// A run's failure that a smaller macro step may cure: Newton's iteration (a macro stage too
+// far off the constraints to be projected back) or a non-finite state (an unstable step).
+inline bool macro_step_may_cure(const runtime::NumericalFailure& f) {
+    return f.kind() == runtime::FailureKind::newton_not_converged ||
+           f.kind() == runtime::FailureKind::non_finite;
+}
+
+// No retry: a failed run's failure is the caller's.
+struct NoRetry {
+    bool operator()(const runtime::NumericalFailure&, std::string&) const { return false; }
+};
+
 // Runs `run(state, recorder)` (returning the method's stats, whose `error` holds the parts)
 // and, while the estimate exceeds the tolerance and `refine(part, estimate, stats, notes)`
 // changes the setting of the larger free part, again from the initial state. `estimate`
-// receives the accepted run's estimate; the host's observer sees that run's states.
-template <class Observer, class Run, class Refine>
+// receives the accepted run's estimate; the host's observer sees that run's states. A run
+// that fails in a way a smaller macro step may cure, with the macro step free, is repeated
+// when `retry(failure, notes)` shortens the step (as an adaptive solver rejects a step whose
+// Newton iteration fails); otherwise, or after the last run, the failure is thrown.
+template <class Observer, class Run, class Refine, class Retry = NoRetry>
 auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& accuracy,
                     const std::string& method, double stop, Run run, Refine refine,
-                    ErrorEstimate& estimate, std::string& notes) {
+                    ErrorEstimate& estimate, std::string& notes, Retry retry = {}) {
     const runtime::State initial = state;
     if (!accuracy.micro_free && !accuracy.macro_free && !accuracy.window_free) {
         EstimateRecorder<Observer> stream;
@@ -146,7 +161,18 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
     for (std::size_t runs = 1;; ++runs) {
         EstimateRecorder<Observer> recorder;
         state = initial;
-        auto stats = run(state, recorder);
+        std::optional<decltype(run(state, recorder))> ran;
+        try {
+            ran.emplace(run(state, recorder));
+        } catch (const runtime::NumericalFailure& failure) {
+            if (!accuracy.macro_free || runs >= max_runs || !macro_step_may_cure(failure) ||
+                !retry(failure, notes)) {
+                throw;
+            }
+            previous = std::numeric_limits<double>::infinity(); // no stall to judge
+            continue;
+        }
+        auto& stats = *ran;
         estimate = make_estimate(stats.error, accuracy, recorder.scale);
         estimate.runs = runs;
         const auto accept = [&] {

@@ -91,6 +91,19 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
         }
         return false;
     };
+    // a run that failed where a smaller step may cure it (the rk4 macro's stages too far off
+    // the constraints for the projection's Newton iteration): a quarter of the step
+    const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
+        const double span = options.t_end - r.start;
+        if (adaptive || !(span / (0.25 * options.macro_step) <= 1e6)) {
+            return false;
+        }
+        add_note(notes,
+                 fmt::format("H {:g} -> {:g} ({} at t = {:g})", options.macro_step,
+                             0.25 * options.macro_step, to_string(failure.kind()), failure.time()));
+        options.macro_step *= 0.25;
+        return true;
+    };
     ErrorEstimate estimate;
     std::string notes;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
@@ -103,7 +116,7 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
                              [&](runtime::State& s, auto& recorder) {
                                  return ms::run_stroboscopic(model, s, options, recorder);
                              },
-                             refine, estimate, notes);
+                             refine, estimate, notes, retry);
                      });
                  });
     if (!ran) {
