@@ -1,75 +1,63 @@
 // run(): the method chosen by name, built for the model and driven from state.t to the stop
-// time, every state handed to the observer. The dispatch happens once, outside the stepping
-// loop (one loop instantiated per method), so there is no virtual call per step.
+// time, every state handed to the observer. Compiled once, in the runtime library (run.cpp),
+// for the RunObserver interface: a caller's observer (a lambda, or an object with
+// operator()(state) and optionally event(state, label) and finish(state)) is adapted to it,
+// one virtual call per output state, never per force evaluation. A file that calls run()
+// therefore does not instantiate every integrator and the event driver again (a test program
+// took a minute to compile for that). run_inline (run_inline.hpp) instantiates the loops for
+// the observer's own type instead.
 #pragma once
 
-#include "runtime/events/event_driver.hpp"
 #include "runtime/integrate.hpp"
-#include "runtime/integrators/cvode.hpp"
-#include "runtime/integrators/ida.hpp"
-#include "runtime/integrators/leapfrog.hpp"
-#include "runtime/integrators/stormer.hpp"
-#include "runtime/integrators/verlet.hpp"
 #include "runtime/methods.hpp"
-#include "runtime/stepper_choice.hpp"
+#include "runtime/model.hpp"
+#include "runtime/state.hpp"
+
+#include <concepts>
+#include <string_view>
+#include <type_traits>
 
 namespace mdl::runtime {
 
-template <class Observer>
+// What run() tells its observer: every output state; the two rows of an event (before and
+// after, with the event's label; by default as two states); the final state once.
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void operator()(const State& state) = 0;
+    virtual void event(const State& state, std::string_view /*label*/) { (*this)(state); }
+    virtual void finish(const State& /*state*/) {}
+};
+
 IntegrationStats run(const Model& model, State& state, const RunSettings& settings,
-                     Observer&& observer) {
-    require_applicable(settings.method, model);
-    if (model.has_events()) {
-        return run_with_events(model, state, settings, observer);
-    }
-    const auto fixed = [&](auto stepper) {
-        auto stats = integrate_fixed(stepper, state, settings.stop_time, settings.step, observer);
-        stats.force_evaluations = stepper.force().evaluations();
-        return stats;
-    };
-    // rk4, dopri5, shake, rattle, newmark, galpha (stepper_choice.hpp)
-    if (auto stats = with_stepper(model, settings, [&](auto stepper) {
-            using Stepper = decltype(stepper);
-            if constexpr (is_dopri5<Stepper>) {
-                auto adaptive =
-                    integrate_adaptive(stepper, state, settings.stop_time, observer, settings.step);
-                adaptive.force_evaluations = stepper.force().evaluations();
-                return adaptive;
+                     RunObserver& observer);
+
+// Any other observer, through an adapter that forwards what the observer has.
+template <class Observer>
+requires(!std::derived_from<std::remove_cvref_t<Observer>, RunObserver>) IntegrationStats
+    run(const Model& model, State& state, const RunSettings& settings, Observer&& observer) {
+    class Adapter final : public RunObserver {
+    public:
+        explicit Adapter(std::remove_reference_t<Observer>& target) : target_(target) {}
+        void operator()(const State& s) override { target_(s); }
+        void event(const State& s, std::string_view label) override {
+            if constexpr (requires { target_.event(s, label); }) {
+                target_.event(s, label);
             } else {
-                return fixed(std::move(stepper));
+                target_(s);
             }
-        })) {
-        return *stats;
-    }
-    switch (settings.method) {
-    case Method::verlet:
-        return fixed(VelocityVerlet(model, settings.solver));
-    case Method::leapfrog:
-        return fixed(Leapfrog(model, settings.solver));
-    case Method::stormer:
-        return fixed(Stormer(model));
-    case Method::cvode_adams:
-    case Method::cvode_bdf: {
-        // SUNDIALS drives its own steps; the observer is called once per output, through
-        // std::function (not per right-hand side).
-        const CvodeOptions options = cvode_options(settings.adaptive);
-        auto stats = integrate_cvode(
-            model, state,
-            settings.method == Method::cvode_adams ? CvodeMethod::adams : CvodeMethod::bdf, options,
-            settings.stop_time, settings.step, [&observer](const State& s) { observer(s); });
-        detail::finish(observer, state);
-        return stats;
-    }
-    case Method::ida: {
-        auto stats = integrate_ida(model, state, ida_options(settings.adaptive), settings.stop_time,
-                                   settings.step, [&observer](const State& s) { observer(s); });
-        detail::finish(observer, state);
-        return stats;
-    }
-    default:
-        break;
-    }
-    return {};
+        }
+        void finish(const State& s) override {
+            if constexpr (requires { target_.finish(s); }) {
+                target_.finish(s);
+            }
+        }
+
+    private:
+        std::remove_reference_t<Observer>& target_;
+    };
+    Adapter adapter(observer);
+    return run(model, state, settings, static_cast<RunObserver&>(adapter));
 }
 
 } // namespace mdl::runtime

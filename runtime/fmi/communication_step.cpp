@@ -2,7 +2,7 @@
 
 #include "runtime/integrate.hpp"
 #include "runtime/numerical_failure.hpp"
-#include "runtime/run.hpp"
+#include "runtime/run_inline.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -86,7 +86,7 @@ void CommunicationStep::advance(State& state, double t_end) {
             }
             stats = run_with_events(*model_, state, settings, ignore, &*events_);
         } else {
-            stats = run(*model_, state, settings, ignore);
+            stats = run_inline(*model_, state, settings, ignore);
         }
         if (stats.terminated) {
             throw std::runtime_error("the model terminated at t = " + format_number(state.t) +
