@@ -69,6 +69,25 @@ std::string remedy_for(const ErrorEstimate& e, const std::string& method) {
                  "--window (or leaving it to the tolerance) reduces the filter's residual";
 }
 
+std::string stalled_reason(const ErrorEstimate& e, ErrorPart part, double previous,
+                           const std::string& method, const std::string& notes) {
+    const char* name = part == ErrorPart::micro   ? "micro"
+                       : part == ErrorPart::macro ? "macro"
+                                                  : "averaging";
+    const std::string moved =
+        fmt::format("its {} part did not decrease when the settings were refined ({:.2g} -> "
+                    "{:.2g}; {})",
+                    name, previous, part_of(e, part), notes);
+    if (part == ErrorPart::micro && (method == "hmm-shake" || method == "hmm-rattle")) {
+        return moved +
+               ": the SHAKE micro-forces carry the round-off of the constraints' solution "
+               "divided by h^2, which grows as the micro step shrinks and here outweighs the "
+               "micro-integration's own error; loosen --rtol and --atol, or use strobo (its "
+               "half-explicit micro steps hold the constraints without that division)";
+    }
+    return moved + ": the method does not converge on this model";
+}
+
 void fail_tolerance(const std::string& method, double t, const ErrorEstimate& e,
                     const std::string& why) {
     throw runtime::NumericalFailure(
