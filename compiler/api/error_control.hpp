@@ -145,9 +145,9 @@ std::string stalled_reason(const ErrorEstimate& e, ErrorPart part, double previo
 // and, while the estimate exceeds the tolerance and `refine(part, estimate, stats, notes)`
 // changes the setting of the larger free part, again from the initial state. `estimate`
 // receives the accepted run's estimate; the host's observer sees that run's states. A run
-// that fails in a way a smaller macro step may cure, with the macro step free, is repeated
-// when `retry(failure, notes)` shortens the step (as an adaptive solver rejects a step whose
-// Newton iteration fails); otherwise, or after the last run, the failure is thrown.
+// that fails is repeated when `retry(failure, notes)` changes a free setting that may cure
+// the failure (a smaller macro step after a Newton failure, as an adaptive solver rejects a
+// step; a wider window); otherwise, or after the last run, the failure is thrown.
 template <class Observer, class Run, class Refine, class Retry = NoRetry>
 auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& accuracy,
                     const std::string& method, double stop, Run run, Refine refine,
@@ -171,8 +171,7 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
         try {
             ran.emplace(run(state, recorder));
         } catch (const runtime::NumericalFailure& failure) {
-            if (!accuracy.macro_free || runs >= max_runs || !macro_step_may_cure(failure) ||
-                !retry(failure, notes)) {
+            if (runs >= max_runs || !retry(failure, notes)) {
                 throw;
             }
             previous = std::numeric_limits<double>::infinity(); // no stall to judge

@@ -94,7 +94,7 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     const bool adaptive = options.macro == ms::StiffMacro::dopri5;
     // the micro steps are not refined: the fast force's errors they make are filtered out
     // (Sanz-Serna, Ariel & Tsai, the remark on the micro-integrations' accuracy)
-    const Accuracy accuracy =
+    Accuracy accuracy =
         multiscale_accuracy(o, compiled, false,
                             adaptive ? !tolerances_fixed(o, compiled)
                                      : !fixed_setting(compiled, o.step.has_value(), "step") &&
@@ -115,6 +115,28 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
         }
         return false;
     };
+    // The window, when free, is widened (doubled, up to 640 periods) after a run stopped on
+    // the kernel's residual (the rk4 macro step against the averaged force's stiffest rate,
+    // runtime/multiscale/stiff_hmm.cpp): the residual falls fast with the window's length
+    // (stiff_springs at w2 = 1e7 runs from 80 periods), while the window's bias grows as its
+    // square, which the estimate's averaging part measures.
+    accuracy.window_free = !fixed_setting(compiled, o.window.has_value(), "window");
+    const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
+        if (!accuracy.window_free ||
+            failure.kind() != runtime::FailureKind::unfiltered_fast_force ||
+            !(options.window_periods < 640.0)) {
+            return false;
+        }
+        const double wider = std::min(640.0, 2.0 * options.window_periods);
+        if (!(static_cast<double>(options.micro_steps_per_period) * wider <= max_micro_steps)) {
+            return false; // the failure stands
+        }
+        add_note(notes,
+                 fmt::format("window {:g} -> {:g} periods ({} at t = {:g})", options.window_periods,
+                             wider, to_string(failure.kind()), failure.time()));
+        options.window_periods = wider;
+        return true;
+    };
     ErrorEstimate estimate;
     std::string notes;
     const std::size_t every = output_every(o, compiled, adaptive ? 0.0 : options.macro_step);
@@ -125,7 +147,7 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
                                       [&](runtime::State& s, auto& recorder) {
                                           return ms::run_stiff_hmm(model, s, options, recorder);
                                       },
-                                      refine, estimate, notes);
+                                      refine, estimate, notes, retry);
                               });
     if (!ran) {
         return stopped(r, compiled);

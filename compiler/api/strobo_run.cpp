@@ -95,7 +95,8 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
     // the constraints for the projection's Newton iteration): a quarter of the step
     const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
         const double span = options.t_end - r.start;
-        if (adaptive || !(span / (0.25 * options.macro_step) <= 1e6)) {
+        if (adaptive || !accuracy.macro_free || !macro_step_may_cure(failure) ||
+            !(span / (0.25 * options.macro_step) <= 1e6)) {
             return false;
         }
         add_note(notes,
