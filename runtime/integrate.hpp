@@ -47,10 +47,20 @@ void require_finite(const Model& model, const State& state, std::string_view met
 void require_run_interval(double t0, double t_end, double h, std::string_view method);
 
 namespace detail {
+// The observer's optional hooks: finish(state) once at the end; event(state, label) for the
+// two rows of an event, else the state as any other.
 template <class Observer>
 void finish(Observer& observer, const State& state) {
     if constexpr (requires { observer.finish(state); }) {
         observer.finish(state);
+    }
+}
+template <class Observer>
+void observe_event(Observer& observer, const State& state, std::string_view label) {
+    if constexpr (requires { observer.event(state, label); }) {
+        observer.event(state, label);
+    } else {
+        observer(state);
     }
 }
 } // namespace detail

@@ -41,17 +41,9 @@ requires(!std::derived_from<std::remove_cvref_t<Observer>, RunObserver>) Integra
         explicit Adapter(std::remove_reference_t<Observer>& target) : target_(target) {}
         void operator()(const State& s) override { target_(s); }
         void event(const State& s, std::string_view label) override {
-            if constexpr (requires { target_.event(s, label); }) {
-                target_.event(s, label);
-            } else {
-                target_(s);
-            }
+            detail::observe_event(target_, s, label);
         }
-        void finish(const State& s) override {
-            if constexpr (requires { target_.finish(s); }) {
-                target_.finish(s);
-            }
-        }
+        void finish(const State& s) override { detail::finish(target_, s); }
 
     private:
         std::remove_reference_t<Observer>& target_;

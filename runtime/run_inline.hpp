@@ -1,8 +1,8 @@
 // run_inline(): run() (run.hpp) with the stepping loops instantiated for the caller's observer
 // type: no virtual call per output state, at the compile cost of every integrator and the event
 // driver in the including file. The dispatch happens once, outside the stepping loop (one loop
-// instantiated per method). run.cpp instantiates it once for RunObserver; the CLI's runs and
-// the FMI library call it with their own observers.
+// instantiated per method). run.cpp instantiates it once for RunObserver; only the FMI library
+// calls it with its own observer (its runtime is built without SUNDIALS, without run.cpp).
 #pragma once
 
 #include "runtime/events/event_driver.hpp"

@@ -28,15 +28,6 @@ namespace mdl::runtime {
 
 namespace detail {
 
-template <class Observer>
-void observe_event(Observer& observer, const State& state, std::string_view label) {
-    if constexpr (requires { observer.event(state, label); }) {
-        observer.event(state, label);
-    } else {
-        observer(state);
-    }
-}
-
 // Writes the rows of an event; true when the run ends there (terminate).
 template <class Observer>
 bool report(Observer& observer, const EventOutcome& outcome, IntegrationStats& stats) {
