@@ -138,11 +138,11 @@ bool refine_macro_step(double& H, double span, bool whole_steps, const ErrorEsti
     double refined = refined_step(H, e.macro, e.tolerance / 2.0, order);
     if (whole_steps) {
         const double steps = std::ceil(span / refined - 1e-9);
-        if (!(steps <= 1e6)) {
+        if (!(steps <= max_controlled_macro_steps)) {
             return false;
         }
         refined = span / steps;
-    } else if (!(span / refined <= 1e6)) {
+    } else if (!(span / refined <= max_controlled_macro_steps)) {
         return false;
     }
     add_note(notes, fmt::format("H {:g} -> {:g}", H, refined));

@@ -240,6 +240,11 @@ auto controlled_run(runtime::State& state, Observer& observer, const Accuracy& a
     }
 }
 
+// The limits of the control's refinements: macro steps over the run (a refined H, strobo's
+// retry) and the filter's window in fast periods (hmm's window control, hmm-stiff's retry).
+constexpr double max_controlled_macro_steps = 1e6;
+constexpr double max_controlled_window = 640.0;
+
 // Refinements: the count of micro steps per period for an error `error` of a method of order
 // p to meet `target` (at least 1.5 times more, at most 16); 0 if it would exceed `limit`.
 std::size_t refined_count(std::size_t count, double error, double target, int order, double limit);

@@ -85,7 +85,7 @@ bool widen_window(const runtime::Model& model, runtime::multiscale::HmmOptions& 
     }
     const double share = filter_share(model, options, initial, span);
     const double window = options.window_periods > 0.0 ? options.window_periods : 40.0;
-    if (!(share > e.tolerance / 4.0) || window >= 640.0) {
+    if (!(share > e.tolerance / 4.0) || window >= max_controlled_window) {
         return false;
     }
     add_note(notes, fmt::format("window {:g} -> {:g} periods (filter residual {:.2g})", window,

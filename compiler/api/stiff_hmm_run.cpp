@@ -124,10 +124,10 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
         if (!accuracy.window_free ||
             failure.kind() != runtime::FailureKind::unfiltered_fast_force ||
-            !(options.window_periods < 640.0)) {
+            !(options.window_periods < max_controlled_window)) {
             return false;
         }
-        const double wider = std::min(640.0, 2.0 * options.window_periods);
+        const double wider = std::min(max_controlled_window, 2.0 * options.window_periods);
         if (!(static_cast<double>(options.micro_steps_per_period) * wider <= max_micro_steps)) {
             return false; // the failure stands
         }

@@ -96,7 +96,7 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
     const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
         const double span = options.t_end - r.start;
         if (adaptive || !accuracy.macro_free || !macro_step_may_cure(failure) ||
-            !(span / (0.25 * options.macro_step) <= 1e6)) {
+            !(span / (0.25 * options.macro_step) <= max_controlled_macro_steps)) {
             return false;
         }
         add_note(notes,
