@@ -77,8 +77,9 @@ void add_simulation_options(CLI::App* cmd, SimulationSettings& o) {
                     "the --relax-constraints frequency)")
         ->group(stiff);
     cmd->add_option("--reproject-every", o.reproject_every,
-                    "Re-project the macro state onto the slow manifold every T time units "
-                    "(default: never)")
+                    "Re-project the macro state onto the slow manifold every T time units; 0: "
+                    "never, the paper's method (default: a drift check every 4 macro steps "
+                    "re-projects it when it drifted off by more than a tenth of the tolerance)")
         ->group(stiff);
     cmd->add_option("--relax-constraints", o.relax_constraints,
                     "Compile each constraint g(q) = 0 as a stiff spring of frequency OMEGA, so a "

@@ -30,7 +30,12 @@ struct Accuracy {
     bool micro_free = false;         // micro steps per period left to the defaults
     bool macro_free = false;         // macro step (or the dopri5 macro's tolerances) likewise
     bool window_free = false;        // the filter's window (HMM's exponential kernel) likewise
-    bool all_free() const { return micro_free && macro_free; }
+    // Whether the method refines its micro steps at all (hmm-stiff does not: the errors they
+    // make in the fast force are filtered out); a method that does not is all free when its
+    // macro part is.
+    bool micro_refined = true;
+    // Nothing the control may refine was fixed: a tolerance it cannot meet stops the run.
+    bool all_free() const { return (micro_free || !micro_refined) && macro_free; }
 };
 
 // The estimate of `parts` against atol + rtol * scale.

@@ -46,7 +46,9 @@ typedef struct mdl_fmu_multiscale {
     double period;          /* hmm, strobo: the common fast period (0: from the rates) */
     double omega;           /* hmm-stiff: the fast frequency */
     double reproject_every; /* hmm-stiff */
-    double rtol, atol;      /* dopri5 macro */
+    double reproject_steps; /* hmm-stiff: with reproject_every 0, drift checks every N steps */
+    double drift_rtol, drift_atol; /* hmm-stiff: the drift check's tolerance */
+    double rtol, atol;             /* dopri5 macro */
     double constraint_tolerance;
 } mdl_fmu_multiscale;
 

@@ -64,6 +64,9 @@ ms::StiffHmmOptions stiff_options(const mdl_fmu_model& d, double stop) {
     o.window_periods = m.window_periods;
     o.micro_steps_per_period = static_cast<std::size_t>(m.micro_steps_per_period);
     o.reproject_every = m.reproject_every;
+    o.reproject_steps = static_cast<std::size_t>(m.reproject_steps);
+    o.drift_rtol = m.drift_rtol;
+    o.drift_atol = m.drift_atol;
     o.rtol = m.rtol;
     o.atol = m.atol;
     o.solver.constraint_tolerance = m.constraint_tolerance;

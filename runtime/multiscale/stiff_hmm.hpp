@@ -59,6 +59,20 @@ struct StiffHmmOptions {
     std::size_t micro_steps_per_period = 6; // h = (2 pi/omega)/N
     bool project_initial = true;            // (P0, Q0) by the kernel average (Sect. 3.2)
     double reproject_every = 0.0;           // > 0: re-project at t0 + k T (rk4: T/H whole)
+    // The drift check, with reproject_every = 0: > 0 projects the macro state (debiased, as
+    // below) every that many macro steps (rk4) or accepted steps (dopri5) and replaces it when
+    // the projection lies more than drift_atol + drift_rtol max|q| away (max norms), or less
+    // when the fast oscillation such a drift leaves would move the positions by more through
+    // the kernel's residual (residual_fraction() omega^2 (t_end - t0)^2/2 per unit); dopri5
+    // then starts again with the step it had. `mdl run` checks every 4 steps against a tenth
+    // of its tolerance: the drift off the manifold grows exponentially on some models (a mass
+    // hung from an anchor on a fast spring under gravity, about e^(11 t)).
+    std::size_t reproject_steps = 0;
+    double drift_rtol = 0.0, drift_atol = 0.0;
+    // The projection without the window's bias: the kernel average of q(t) is Q + F m2/2 for
+    // a slow motion of acceleration F (m2 the kernel's second moment), O(eta^2), which the
+    // paper's projection keeps; this one subtracts it, leaving O(eta^4).
+    bool debias_projection = false;
     // dopri5 macro-integrator (the paper's ode45 defaults)
     double rtol = 1e-3;
     double atol = 1e-6;
@@ -87,6 +101,8 @@ struct StiffHmmStats {
     std::size_t outputs = 0;                // states handed to the observer
     std::size_t force_estimates = 0;        // averaged forces F(P, Q)
     std::size_t projections = 0;            // initial projection plus re-projections
+    double largest_drift = 0.0;             // the most a re-projection moved the positions
+    std::size_t drift_checks = 0;           // reproject_steps (their micro steps are counted above)
     std::size_t micro_steps = 0;            // all micro-integration steps
     std::size_t force_evaluations = 0;      // model force evaluations (micro-integrations)
     std::size_t micro_steps_per_window = 0; // per force estimate (forwards plus backwards)
@@ -116,6 +132,15 @@ public:
 
     // F = int K_eta f(q(t)) dt along the micro-solution from q(0) = Q, p(0) = P.
     void estimate(double t, const Vector& Q, const Vector& P, Vector& F);
+    // The same, with the window's bias in F: the slow force F(t) = F + F' t + F'' t^2/2 along
+    // the window averages to F + F'' m2/2 (m2, m4 the kernel's moments), and
+    // int K (t^2 - m2) f dt = F'' (m4 - m2^2)/2 measures F'' from the same micro-solution; its
+    // fast part is filtered by (t^2 - m2) K as by K.
+    void estimate(double t, const Vector& Q, const Vector& P, Vector& F, Vector& bias);
+    // The kernel's largest response to a fast force of unit amplitude at any frequency of
+    // omega/2 or more, sup |int K(t) cos(nu t) dt| on the micro grid: the fraction of the
+    // stiff springs' force the average leaves.
+    double residual_fraction() const;
     // s.q, s.v <- int K_eta q(t) dt, int K_eta p(t) dt along the micro-solution from s.
     void project(State& s);
 

@@ -179,6 +179,9 @@ void multiscale_settings(FmuContents& c, const CompiledModel& compiled, const ru
         m.micro_steps_per_period = static_cast<double>(stiff.micro_steps_per_period);
         m.omega = stiff.omega;
         m.reproject_every = stiff.reproject_every;
+        m.reproject_steps = static_cast<double>(stiff.reproject_steps);
+        m.drift_rtol = stiff.drift_rtol;
+        m.drift_atol = stiff.drift_atol;
         m.rtol = stiff.rtol;
         m.atol = stiff.atol;
         m.constraint_tolerance = stiff.solver.constraint_tolerance;

@@ -147,7 +147,8 @@ std::string fmu_model_source(const FmuContents& c, const std::string& definition
                          m.micro, m.order, m.force_even_in_phase, m.whole_steps);
         for (double d :
              {m.macro_step, m.window_periods, m.macro_time_scale, m.micro_steps_per_period,
-              m.period, m.omega, m.reproject_every, m.rtol, m.atol, m.constraint_tolerance}) {
+              m.period, m.omega, m.reproject_every, m.reproject_steps, m.drift_rtol, m.drift_atol,
+              m.rtol, m.atol, m.constraint_tolerance}) {
             s += "    " + c_double(d) + ",\n";
         }
         s += "};\n";
