@@ -25,6 +25,8 @@ std::string_view to_string(FailureKind kind) {
         return "mass matrix not positive definite";
     case FailureKind::tolerance_not_met:
         return "error estimate above the tolerance";
+    case FailureKind::off_slow_manifold:
+        return "drifted off the slow manifold";
     }
     return "numerical failure";
 }

@@ -19,6 +19,7 @@ enum class FailureKind {
     unfiltered_fast_force,        // an HMM filter that leaves too much of the O(omega) force
     singular_mass_matrix,         // M(q) of a kinetic energy not positive definite
     tolerance_not_met,            // a multiscale run's error estimate above its tolerance
+    off_slow_manifold,            // hmm-stiff's macro state far off the slow manifold
 };
 
 std::string_view to_string(FailureKind kind);

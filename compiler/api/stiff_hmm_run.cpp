@@ -140,7 +140,33 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
     // (stiff_springs at w2 = 1e7 runs from 80 periods), while the window's bias grows as its
     // square, which the estimate's averaging part measures.
     accuracy.window_free = !fixed_setting(compiled, o.window.has_value(), "window");
+    // A run whose state drifted far off the slow manifold between two drift checks (or went
+    // non-finite), when the macro part is free, is repeated with a quarter of the rk4 step or
+    // a hundredth of the dopri5 macro's tolerances: an elastic double pendulum at omega = 2e4
+    // collapsed within one rk4 step of 1/32 and runs with 1/128.
     const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
+        if (failure.kind() == runtime::FailureKind::off_slow_manifold ||
+            failure.kind() == runtime::FailureKind::non_finite) {
+            if (!accuracy.macro_free) {
+                return false;
+            }
+            if (adaptive) {
+                add_note(notes, fmt::format("macro rtol {:g} -> {:g} ({} at t = {:g})",
+                                            options.rtol, 0.01 * options.rtol,
+                                            to_string(failure.kind()), failure.time()));
+                options.rtol *= 0.01;
+                options.atol *= 0.01;
+                return options.rtol >= 1e-13;
+            }
+            if (!(span / (0.25 * options.macro_step) <= max_controlled_macro_steps)) {
+                return false;
+            }
+            add_note(notes, fmt::format("H {:g} -> {:g} ({} at t = {:g})", options.macro_step,
+                                        0.25 * options.macro_step, to_string(failure.kind()),
+                                        failure.time()));
+            options.macro_step *= 0.25;
+            return true;
+        }
         if (!accuracy.window_free ||
             failure.kind() != runtime::FailureKind::unfiltered_fast_force ||
             !(options.window_periods < max_controlled_window)) {

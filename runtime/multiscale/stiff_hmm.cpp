@@ -23,6 +23,12 @@ constexpr std::string_view method_name = "hmm-stiff";
 [[noreturn]] void bad_option(const std::string& what) {
     throw std::invalid_argument(std::string(method_name) + ": " + what);
 }
+
+std::string short_number(double x) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", x);
+    return std::string(text);
+}
 } // namespace
 
 std::string_view to_string(StiffMacro macro) {
@@ -522,11 +528,6 @@ struct StiffHmmIntegrator::Impl {
         }
         const double rho = std::exp(log_growth / iterations);
         const double resolution = options.macro_step * std::sqrt(rho);
-        const auto short_number = [](double x) {
-            char text[32];
-            std::snprintf(text, sizeof text, "%.3g", x);
-            return std::string(text);
-        };
         if (resolution > max_macro_resolution) {
             throw NumericalFailure(
                 FailureKind::unfiltered_fast_force, method_name, y.t,
@@ -585,7 +586,19 @@ struct StiffHmmIntegrator::Impl {
         probe->project(candidate);
         const double drift = y.q.size() == 0 ? 0.0 : (candidate.q - y.q).cwiseAbs().maxCoeff();
         const double scale = y.q.size() == 0 ? 0.0 : y.q.cwiseAbs().maxCoeff();
-        if (!(drift > drift_factor * (options.drift_atol + options.drift_rtol * scale))) {
+        const double tolerance = options.drift_atol + options.drift_rtol * scale;
+        if (tolerance > 0.0 && !(drift <= drift_limit * tolerance)) { // (NaN too)
+            throw NumericalFailure(
+                FailureKind::off_slow_manifold, method_name, y.t, "",
+                "the macro state lies " + short_number(drift) +
+                    " from its projection onto the slow manifold, over " +
+                    short_number(drift_limit) + " times the drift tolerance " +
+                    short_number(tolerance) + ": the macro-integrator's errors off the manifold " +
+                    "grew between two drift checks (" + std::to_string(options.reproject_steps) +
+                    " steps apart) past what re-projecting can mend; use a smaller --step (with "
+                    "--macro dopri5, a tighter --rtol)");
+        }
+        if (!(drift > drift_factor * tolerance)) {
             pending_drift = drift;
             return false;
         }
@@ -727,7 +740,10 @@ struct StiffHmmIntegrator::Impl {
     std::optional<StiffForceEstimator> probe; // the drift check's (debiased) projections
     double largest_drift = 0.0;               // the most a re-projection moved the positions
     double pending_drift = 0.0;               // the last drift checked and left in the state
-    double drift_factor = 1.0;    // the drift tolerance's factor for the kernel's residual
+    double drift_factor = 1.0; // the drift tolerance's factor for the kernel's residual
+    // a drift of more than this many drift tolerances (10 times the run's tolerance, from mdl
+    // run's drift tolerance of a tenth of it) is a failure: the outputs before it carried it
+    static constexpr double drift_limit = 100.0;
     std::size_t replacements = 0; // states the drift check replaced
     bool finished = true;
     std::size_t outputs = 0, accepted = 0, rejected = 0;
