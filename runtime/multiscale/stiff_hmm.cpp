@@ -636,8 +636,8 @@ struct StiffHmmIntegrator::Impl {
         ++accepted;
         if (steps_per_projection > 0 && step % steps_per_projection == 0 && step < steps) {
             reproject();
-        } else if (checks_drift_after(step) && step < steps) {
-            check_drift();
+        } else if (probe && (checks_drift_after(step) || step == steps)) {
+            check_drift(); // the last state too: a collapse after the last check shows there
         }
         finished = step >= steps;
     }
@@ -722,6 +722,9 @@ struct StiffHmmIntegrator::Impl {
                 }
                 restart_dopri5();
             } else {
+                if (probe) {
+                    check_drift(); // the last state too
+                }
                 finished = true;
             }
             next_output_slot() = y;

@@ -525,3 +525,26 @@ end ElasticDouble;
         CHECK(error < e.tolerance);
     }
 }
+
+TEST_CASE("hmm-stiff: a run that collapses after its last drift check stops at its end",
+          "[error_estimate]") {
+    // models/pendulum_chain.mdl (three rods) relaxed into stiff springs of omega = 1000, with
+    // eight rk4 steps of 1/8 to t = 1: the chain collapsed after the check at t = 0.5, its
+    // positions reached 2e5, and the run reported an estimate of 0.25 "met" against a
+    // tolerance scaled by those positions (220), with exit 0. The last state is checked too.
+    mdl::SimulationSettings s;
+    s.method = "hmm-stiff";
+    s.relax_constraints = 1000.0;
+    s.stop = 1.0;
+    s.step = 0.125;
+    const mdl::CompiledModel model = mdl::compile_file(
+        std::string(MDL_SOURCE_DIR) + "/models/pendulum_chain.mdl", mdl::compile_options(s));
+    try {
+        const mdl::SimulationResult r = mdl::simulate(model, s);
+        FAIL("ran to t = " << r.t.back() << ": " << r.statistics.summary);
+    } catch (const mdl::NumericalFailure& f) {
+        INFO(f.what());
+        CHECK(f.kind() == "drifted off the slow manifold");
+        CHECK(f.time() == 1.0);
+    }
+}
