@@ -59,6 +59,13 @@ std::string remedy_for(const ErrorEstimate& e, const std::string& method) {
                    ? "reduce --step, or use --macro dopri5 with a tighter --rtol"
                    : "reduce --step (or leave it to the tolerance)";
     }
+    if (method == "hmm-stiff") {
+        return "the averaged motion differs from the true one by about this much: the fast "
+               "oscillation the start values carry (what the projection onto the slow manifold "
+               "removed: start the fast springs at rest at their equilibrium lengths to remove "
+               "it), the window's bias and the kernel's residual; loosen --rtol and --atol, or "
+               "integrate directly (dopri5, cvode-bdf)";
+    }
     return method == "strobo"
                ? "the fast oscillation (outputs away from the stroboscopic times t0 + k 2 pi/omega "
                  "are the smooth interpolant, which misses it: end the run at such a time) or the "
