@@ -87,12 +87,9 @@ runtime::multiscale::StiffHmmOptions stiff_hmm_options(const SimulationSettings&
         // the rk4 macro's 16 averaged forces) re-projects once the drift exceeds a tenth of
         // the multiscale tolerance
         options.reproject_steps = 4;
-        const Accuracy defaults; // the multiscale tolerance's defaults
-        options.drift_rtol = defaults.rtol;
-        options.drift_atol = defaults.atol;
-        resolve_tolerances(o, compiled, options.drift_rtol, options.drift_atol, true, false);
-        options.drift_rtol /= 10.0;
-        options.drift_atol /= 10.0;
+        const Accuracy tolerance = multiscale_accuracy(o, compiled, false, false);
+        options.drift_rtol = tolerance.rtol / 10.0;
+        options.drift_atol = tolerance.atol / 10.0;
     }
     resolve_tolerances(o, compiled, options.rtol, options.atol, adaptive, false);
     return options;

@@ -72,7 +72,7 @@ struct StiffForceEstimator::Impl {
         h = o.window_periods * period / (2.0 * side);
         weights = filter.full_window_weights(n);
         for (std::size_t i = 0; i <= 2 * n; ++i) {
-            const double t = (static_cast<double>(i) - static_cast<double>(n)) * h;
+            const double t = time_of(i);
             second_moment += weights[i] * t * t;
             fourth_moment += weights[i] * t * t * t * t;
         }
@@ -102,10 +102,22 @@ struct StiffForceEstimator::Impl {
         }
     }
 
+    // The time of grid point i (0 .. 2n) from the window's centre.
+    double time_of(std::size_t i) const {
+        return (static_cast<double>(i) - static_cast<double>(n)) * h;
+    }
+
+    // The micro-integration's start (t, Q, P), its step checked against the fast scale.
+    void begin(double t, const Vector& Q, const Vector& P) {
+        require_resolved(t);
+        start.t = t;
+        start.q = Q;
+        start.v = P;
+    }
+
     // The micro-integration from `start`, both directions; `sample(i, q, v, a)` sees every
-    // grid point i (0 .. 2n, time (i - n) h, weight weights[i]; the centre once) as arrays of
-    // doubles. The
-    // fused loop of micro_verlet.hpp when the force does not depend on the velocity.
+    // grid point i (time time_of(i), weight weights[i]; the centre once) as arrays of doubles.
+    // The fused loop of micro_verlet.hpp when the force does not depend on the velocity.
     template <class Sample>
     void sweep(Sample&& sample) {
         if (fused) {
@@ -132,10 +144,7 @@ struct StiffForceEstimator::Impl {
     }
 
     void estimate(double t, const Vector& Q, const Vector& P, Vector& F) {
-        require_resolved(t);
-        start.t = t;
-        start.q = Q;
-        start.v = P;
+        begin(t, Q, P);
         F.setZero();
         double* total = F.data();
         const auto n_pos = static_cast<std::size_t>(F.size());
@@ -149,16 +158,13 @@ struct StiffForceEstimator::Impl {
     }
 
     void estimate(double t, const Vector& Q, const Vector& P, Vector& F, Vector& bias) {
-        require_resolved(t);
-        start.t = t;
-        start.q = Q;
-        start.v = P;
+        begin(t, Q, P);
         F.setZero();
         bias.setZero(F.size());
         const auto n_pos = static_cast<std::size_t>(F.size());
         sweep([&](std::size_t j, const double*, const double*, const double* acc) {
             const double w = weights[j];
-            const double t_j = (static_cast<double>(j) - static_cast<double>(n)) * h;
+            const double t_j = time_of(j);
             const double curvature = w * (t_j * t_j - second_moment);
             for (std::size_t i = 0; i < n_pos; ++i) {
                 const auto k = static_cast<Eigen::Index>(i);
@@ -183,8 +189,7 @@ struct StiffForceEstimator::Impl {
             }
             double sum = 0.0;
             for (std::size_t i = 0; i <= 2 * n; ++i) {
-                sum += weights[i] *
-                       std::cos(nu * (static_cast<double>(i) - static_cast<double>(n)) * h);
+                sum += weights[i] * std::cos(nu * time_of(i));
             }
             largest = std::max(largest, std::abs(sum));
         }
@@ -192,10 +197,7 @@ struct StiffForceEstimator::Impl {
     }
 
     void project(State& state) {
-        require_resolved(state.t);
-        start.t = state.t;
-        start.q = state.q;
-        start.v = state.v;
+        begin(state.t, state.q, state.v);
         sum_q.setZero();
         sum_v.setZero();
         sum_a.setZero();
@@ -203,7 +205,7 @@ struct StiffForceEstimator::Impl {
         const auto n_pos = static_cast<std::size_t>(sum_q.size());
         sweep([&](std::size_t j, const double* q, const double* v, const double* acc) {
             const double w = weights[j];
-            const double t = (static_cast<double>(j) - static_cast<double>(n)) * h;
+            const double t = time_of(j);
             for (std::size_t i = 0; i < n_pos; ++i) {
                 const auto k = static_cast<Eigen::Index>(i);
                 sum_q[k] += w * q[i];
@@ -345,8 +347,9 @@ struct StiffHmmIntegrator::Impl {
             half.emplace(*model, half_options);
             F_half = Vector::Zero(s.q.size());
             F_bias = F_half;
-            residual_ratio = std::min(1.0, shadow->residual_fraction() /
-                                               std::max(half->residual_fraction(), 1e-300));
+            // (shadow has the estimator's window and grid, so its residual fraction)
+            residual_ratio =
+                std::min(1.0, kernel_residual() / std::max(half->residual_fraction(), 1e-300));
             shadow_rk4.emplace(*model, StiffAveragedForce(*shadow));
             error = ErrorAccumulator{};
             doubling = Rk4DoublingError{};
@@ -367,7 +370,7 @@ struct StiffHmmIntegrator::Impl {
             // kernel leaves a fraction r of: over the run's span T it moves the positions by
             // up to omega^2 d r T^2/2, held to the drift tolerance as d itself is
             const double omega = estimator.omega(), span = options.t_end - t0;
-            const double reach = 0.5 * omega * omega * probe->residual_fraction() * span * span;
+            const double reach = 0.5 * omega * omega * kernel_residual() * span * span;
             drift_factor = reach > 1.0 ? 1.0 / reach : 1.0;
         }
         largest_drift = 0.0;
@@ -404,6 +407,15 @@ struct StiffHmmIntegrator::Impl {
             next_output = 1;
             restart_dopri5();
         }
+    }
+
+    // The estimator's residual_fraction(), computed once (a sum over the window per frequency):
+    // the shadow estimator and the drift checks' probe share its window and grid.
+    double kernel_residual() {
+        if (!(kernel_residual_value >= 0.0)) {
+            kernel_residual_value = estimator.residual_fraction();
+        }
+        return kernel_residual_value;
     }
 
     void restart_dopri5() {
@@ -766,7 +778,8 @@ struct StiffHmmIntegrator::Impl {
     ErrorAccumulator error;
     State doubled;
     Vector F_coarse, F_fine, F_half, F_bias;
-    double residual_ratio = 1.0; // the full window's residual fraction over the half's
+    double residual_ratio = 1.0;         // the full window's residual fraction over the half's
+    double kernel_residual_value = -1.0; // kernel_residual(); -1 until computed
     Rk4DoublingError doubling;
     std::size_t sampled = 0;
     std::size_t samples = 0; // micro samples so far (the rk4 resolution check: every fourth)

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <fstream>
 #include <numbers>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -78,6 +79,18 @@ double double_pendulum_q1(double t1) {
 double rod_angle(const mdl::SimulationResult& r) {
     const std::size_t last = r.rows() - 1;
     return std::atan2(r.positions[last * 2], r.positions[last * 2 + 1]); // x, y
+}
+
+// The failure a run must stop with (the test fails if it runs to its end).
+mdl::NumericalFailure failure_of(const mdl::CompiledModel& model,
+                                 const mdl::SimulationSettings& s) {
+    try {
+        const mdl::SimulationResult r = mdl::simulate(model, s);
+        FAIL("ran to t = " << r.t.back() << ": " << r.statistics.summary);
+    } catch (const mdl::NumericalFailure& f) {
+        return f;
+    }
+    throw std::logic_error("unreachable: FAIL throws");
 }
 
 } // namespace
@@ -301,15 +314,11 @@ TEST_CASE("hmm-stiff stops when the kernel's residual makes the rk4 macro step u
     s.stop = 1.0;
     SECTION("the paper's window fixed: stopped, naming the remedy") {
         s.window = 20.0;
-        try {
-            const mdl::SimulationResult r = mdl::simulate(model, s);
-            FAIL("ran to t = " << r.t.back() << ": " << r.statistics.summary);
-        } catch (const mdl::NumericalFailure& f) {
-            INFO(f.what());
-            CHECK(f.kind() == "fast force not filtered out");
-            CHECK(f.time() == 0.0);
-            CHECK(std::string(f.what()).find("--window 40") != std::string::npos);
-        }
+        const mdl::NumericalFailure f = failure_of(model, s);
+        INFO(f.what());
+        CHECK(f.kind() == "fast force not filtered out");
+        CHECK(f.time() == 0.0);
+        CHECK(std::string(f.what()).find("--window 40") != std::string::npos);
     }
     SECTION("the window left free: widened, the limit motion") {
         const mdl::SimulationResult r = mdl::simulate(model, s);
@@ -381,17 +390,13 @@ TEST_CASE("hmm-shake at omega 1e6: a micro part that grows when refined is named
     mdl::SimulationSettings s;
     s.method = "hmm-shake";
     s.stop = 1.0;
-    try {
-        const mdl::SimulationResult r = mdl::simulate(model, s);
-        FAIL("accepted: " << r.statistics.summary);
-    } catch (const mdl::NumericalFailure& f) {
-        const std::string what = f.what();
-        INFO(what);
-        CHECK(f.kind() == "error estimate above the tolerance");
-        CHECK(what.find("its micro part did not decrease") != std::string::npos);
-        CHECK(what.find("round-off") != std::string::npos);
-        CHECK(what.find("use strobo") != std::string::npos);
-    }
+    const mdl::NumericalFailure f = failure_of(model, s);
+    const std::string what = f.what();
+    INFO(what);
+    CHECK(f.kind() == "error estimate above the tolerance");
+    CHECK(what.find("its micro part did not decrease") != std::string::npos);
+    CHECK(what.find("round-off") != std::string::npos);
+    CHECK(what.find("use strobo") != std::string::npos);
 }
 
 TEST_CASE("hmm-stiff on an elastic pendulum: the drift off the slow manifold is re-projected",
@@ -498,15 +503,11 @@ end ElasticDouble;
     s.stop = 1.0;
     SECTION("the step fixed: stopped where it collapsed") {
         s.step = 1.0 / 32;
-        try {
-            const mdl::SimulationResult r = mdl::simulate(model, s);
-            FAIL("ran to t = " << r.t.back() << ": " << r.statistics.summary);
-        } catch (const mdl::NumericalFailure& f) {
-            INFO(f.what());
-            CHECK(f.kind() == "drifted off the slow manifold");
-            CHECK(f.time() == Approx(0.5));
-            CHECK(std::string(f.what()).find("use a smaller --step") != std::string::npos);
-        }
+        const mdl::NumericalFailure f = failure_of(model, s);
+        INFO(f.what());
+        CHECK(f.kind() == "drifted off the slow manifold");
+        CHECK(f.time() == Approx(0.5));
+        CHECK(std::string(f.what()).find("use a smaller --step") != std::string::npos);
     }
     SECTION("the defaults: smaller steps, the stiff system's motion") {
         const mdl::SimulationResult r = mdl::simulate(model, s);
@@ -539,12 +540,8 @@ TEST_CASE("hmm-stiff: a run that collapses after its last drift check stops at i
     s.step = 0.125;
     const mdl::CompiledModel model = mdl::compile_file(
         std::string(MDL_SOURCE_DIR) + "/models/pendulum_chain.mdl", mdl::compile_options(s));
-    try {
-        const mdl::SimulationResult r = mdl::simulate(model, s);
-        FAIL("ran to t = " << r.t.back() << ": " << r.statistics.summary);
-    } catch (const mdl::NumericalFailure& f) {
-        INFO(f.what());
-        CHECK(f.kind() == "drifted off the slow manifold");
-        CHECK(f.time() == 1.0);
-    }
+    const mdl::NumericalFailure f = failure_of(model, s);
+    INFO(f.what());
+    CHECK(f.kind() == "drifted off the slow manifold");
+    CHECK(f.time() == 1.0);
 }
