@@ -157,6 +157,17 @@ bool refine_macro_step(double& H, double span, bool whole_steps, const ErrorEsti
     return true;
 }
 
+bool quarter_macro_step(double& H, double span, const runtime::NumericalFailure& failure,
+                        std::string& notes) {
+    if (!(span / (0.25 * H) <= max_controlled_macro_steps)) {
+        return false;
+    }
+    add_note(notes, fmt::format("H {:g} -> {:g} ({} at t = {:g})", H, 0.25 * H,
+                                to_string(failure.kind()), failure.time()));
+    H *= 0.25;
+    return true;
+}
+
 // The dopri5 macro's tolerances scaled to bring its part of the estimate to `target`.
 void tighten(double& rtol, double& atol, double error, double target, std::string& notes) {
     const double factor = std::clamp(0.5 * target / error, 1e-3, 0.3);

@@ -264,6 +264,10 @@ bool refine_micro_steps(std::size_t current, std::size_t& steps, const ErrorEsti
 // The macro part's refinement of hmm, strobo and hmm-stiff (the macro step H).
 bool refine_macro_step(double& H, double span, bool whole_steps, const ErrorEstimate& e, int order,
                        std::string& notes);
+// A failed run's retry with a quarter of the macro step H (strobo after a Newton failure,
+// hmm-stiff after a drift off the slow manifold), noting why; false past the step limit.
+bool quarter_macro_step(double& H, double span, const runtime::NumericalFailure& failure,
+                        std::string& notes);
 // The dopri5 macro's tolerances scaled to bring its part of the estimate to `target`.
 void tighten(double& rtol, double& atol, double error, double target, std::string& notes);
 

@@ -155,14 +155,7 @@ SimulationStatistics run_stiff_hmm(const SimulationSettings& o, const CompiledMo
                 options.atol *= 0.01;
                 return options.rtol >= 1e-13;
             }
-            if (!(span / (0.25 * options.macro_step) <= max_controlled_macro_steps)) {
-                return false;
-            }
-            add_note(notes, fmt::format("H {:g} -> {:g} ({} at t = {:g})", options.macro_step,
-                                        0.25 * options.macro_step, to_string(failure.kind()),
-                                        failure.time()));
-            options.macro_step *= 0.25;
-            return true;
+            return quarter_macro_step(options.macro_step, span, failure, notes);
         }
         if (!accuracy.window_free ||
             failure.kind() != runtime::FailureKind::unfiltered_fast_force ||

@@ -95,15 +95,8 @@ SimulationStatistics run_strobo(const SimulationSettings& o, const CompiledModel
     // the constraints for the projection's Newton iteration): a quarter of the step
     const auto retry = [&](const runtime::NumericalFailure& failure, std::string& notes) {
         const double span = options.t_end - r.start;
-        if (adaptive || !accuracy.macro_free || !macro_step_may_cure(failure) ||
-            !(span / (0.25 * options.macro_step) <= max_controlled_macro_steps)) {
-            return false;
-        }
-        add_note(notes,
-                 fmt::format("H {:g} -> {:g} ({} at t = {:g})", options.macro_step,
-                             0.25 * options.macro_step, to_string(failure.kind()), failure.time()));
-        options.macro_step *= 0.25;
-        return true;
+        return !adaptive && accuracy.macro_free && macro_step_may_cure(failure) &&
+               quarter_macro_step(options.macro_step, span, failure, notes);
     };
     ErrorEstimate estimate;
     std::string notes;
